@@ -1,0 +1,34 @@
+# counter_crdt: PGXS build.
+#
+#   make                 build the extension
+#   make install         install it into the PostgreSQL that pg_config names
+#   make installcheck    pg_regress against a running server (PGHOST, PGPORT)
+#   make core-test       build and run the unit tests of the pure C core
+
+EXTENSION = counter_crdt
+MODULE_big = counter_crdt
+EXTVERSION = 1.0
+
+CORE_SRCS = src/cc_core.c src/cc_text.c src/cc_ids.c src/cc_hash.c
+GLUE_SRCS = src/counter_crdt.c src/type_io.c src/functions.c src/aggregate.c
+OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
+
+DATA = $(wildcard counter_crdt--*.sql)
+
+REGRESS = type_io text_errors binary_io increment merge value aggregate \
+	parallel equality shards_digest writer_ids node_id seeds
+EXTRA_CLEAN = test/core_test
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+# The core unit tests need no server: plain C, built with the same compiler.
+CORE_TEST_CFLAGS ?= -O2 -g -Wall -Wextra -std=c99
+CORE_TEST_SRCS = $(wildcard test/core_*.c)
+test/core_test: $(CORE_TEST_SRCS) $(CORE_SRCS) test/cc_test.h src/cc_core.h src/cc_hash.h
+	$(CC) $(CORE_TEST_CFLAGS) -Isrc -Itest -o $@ $(CORE_TEST_SRCS) $(CORE_SRCS)
+
+.PHONY: core-test
+core-test: test/core_test
+	./test/core_test

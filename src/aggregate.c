@@ -1,0 +1,191 @@
+/*
+ * aggregate.c
+ *	  counter_crdt_merge_agg: the merge of any number of replica states.
+ *
+ * The transition state is a shard buffer in the aggregate's memory context,
+ * merged into in place.  When an input's ids are all present already (the
+ * usual case once the first few rows are in) no memory is touched but the
+ * state's own shards; otherwise the merge goes into a spare buffer of the
+ * same capacity and the two swap, so that a row costs no allocation once the
+ * buffers have grown to the number of writers.
+ *
+ * For parallel plans the state serializes to the binary (send/recv) layout
+ * and is checked again when it is read back.
+ */
+#include "counter_crdt.h"
+
+PG_FUNCTION_INFO_V1(counter_crdt_merge_agg_trans);
+PG_FUNCTION_INFO_V1(counter_crdt_merge_agg_combine);
+PG_FUNCTION_INFO_V1(counter_crdt_merge_agg_final);
+PG_FUNCTION_INFO_V1(counter_crdt_merge_agg_serial);
+PG_FUNCTION_INFO_V1(counter_crdt_merge_agg_deserial);
+
+typedef struct CcAggState
+{
+	bool		tombstone;
+	size_t		n;				/* shards in buf */
+	size_t		cap;			/* room in buf and in spare, in shards */
+	unsigned char *buf;
+	unsigned char *spare;
+} CcAggState;
+
+static MemoryContext
+cc_agg_context(FunctionCallInfo fcinfo)
+{
+	MemoryContext aggcontext;
+
+	if (!AggCheckCallContext(fcinfo, &aggcontext))
+		elog(ERROR, "counter_crdt aggregate function called in non-aggregate context");
+	return aggcontext;
+}
+
+static CcAggState *
+cc_agg_new(MemoryContext aggcontext, size_t cap)
+{
+	CcAggState *st = MemoryContextAllocZero(aggcontext, sizeof(CcAggState));
+
+	st->cap = cap < 4 ? 4 : cap;
+	cc_check_count(st->cap);
+	st->buf = MemoryContextAlloc(aggcontext, st->cap * CC_SHARD_SIZE);
+	st->spare = MemoryContextAlloc(aggcontext, st->cap * CC_SHARD_SIZE);
+	return st;
+}
+
+/* Merges shards (or a tombstone) into the state. */
+static void
+cc_agg_add(MemoryContext aggcontext, CcAggState *st,
+		   const unsigned char *shards, size_t n, bool tombstone)
+{
+	unsigned char *tmp;
+
+	if (st->tombstone)
+		return;
+	if (tombstone)
+	{
+		st->tombstone = true;
+		st->n = 0;
+		return;
+	}
+	if (cc_merge_into(st->buf, st->n, shards, n))
+		return;
+	if (st->n + n > st->cap)
+	{
+		size_t		need = cc_merge_count(st->buf, st->n, shards, n);
+		size_t		cap = st->cap;
+
+		cc_check_count(need);
+		while (cap < st->n + n && cap < CC_MAX_SHARDS)
+			cap *= 2;
+		cap = Max(Min(cap, CC_MAX_SHARDS), need);
+		if (cap > st->cap)
+		{
+			pfree(st->spare);
+			st->spare = MemoryContextAlloc(aggcontext, cap * CC_SHARD_SIZE);
+			tmp = MemoryContextAlloc(aggcontext, cap * CC_SHARD_SIZE);
+			memcpy(tmp, st->buf, st->n * CC_SHARD_SIZE);
+			pfree(st->buf);
+			st->buf = tmp;
+			st->cap = cap;
+		}
+	}
+	st->n = cc_merge(st->buf, st->n, shards, n, st->spare);
+	tmp = st->buf;
+	st->buf = st->spare;
+	st->spare = tmp;
+}
+
+Datum
+counter_crdt_merge_agg_trans(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcontext = cc_agg_context(fcinfo);
+	CcAggState *st = PG_ARGISNULL(0) ? NULL : (CcAggState *) PG_GETARG_POINTER(0);
+	CcView		v;
+
+	if (PG_ARGISNULL(1))
+	{
+		if (st == NULL)
+			PG_RETURN_NULL();
+		PG_RETURN_POINTER(st);
+	}
+	cc_view(PG_GETARG_DATUM(1), &v);
+	if (st == NULL)
+		st = cc_agg_new(aggcontext, v.n);
+	cc_agg_add(aggcontext, st, v.shards, v.n, v.tombstone);
+	PG_RETURN_POINTER(st);
+}
+
+Datum
+counter_crdt_merge_agg_combine(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcontext = cc_agg_context(fcinfo);
+	CcAggState *st1 = PG_ARGISNULL(0) ? NULL : (CcAggState *) PG_GETARG_POINTER(0);
+	CcAggState *st2 = PG_ARGISNULL(1) ? NULL : (CcAggState *) PG_GETARG_POINTER(1);
+
+	if (st2 == NULL)
+	{
+		if (st1 == NULL)
+			PG_RETURN_NULL();
+		PG_RETURN_POINTER(st1);
+	}
+	/* The result must live in our aggregate context: copy, never adopt. */
+	if (st1 == NULL)
+		st1 = cc_agg_new(aggcontext, st2->n);
+	cc_agg_add(aggcontext, st1, st2->buf, st2->n, st2->tombstone);
+	PG_RETURN_POINTER(st1);
+}
+
+Datum
+counter_crdt_merge_agg_final(PG_FUNCTION_ARGS)
+{
+	CcAggState *st;
+	unsigned char *shards;
+	struct varlena *result;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	st = (CcAggState *) PG_GETARG_POINTER(0);
+	result = cc_make(st->n, st->tombstone, &shards);
+	memcpy(shards, st->buf, st->n * CC_SHARD_SIZE);
+	PG_RETURN_POINTER(result);
+}
+
+Datum
+counter_crdt_merge_agg_serial(PG_FUNCTION_ARGS)
+{
+	CcAggState *st = (CcAggState *) PG_GETARG_POINTER(0);
+	size_t		size = cc_wire_size(st->n);
+	bytea	   *result;
+
+	cc_agg_context(fcinfo);
+	if (size > MaxAllocSize - VARHDRSZ)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("counter_crdt aggregate state is too large to pass between processes"),
+				 errdetail("The state has %zu shards.", st->n)));
+	result = palloc(VARHDRSZ + size);
+	SET_VARSIZE(result, VARHDRSZ + size);
+	cc_encode(st->buf, st->n, st->tombstone, (unsigned char *) VARDATA(result));
+	PG_RETURN_BYTEA_P(result);
+}
+
+Datum
+counter_crdt_merge_agg_deserial(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcontext = cc_agg_context(fcinfo);
+	bytea	   *b = PG_GETARG_BYTEA_PP(0);
+	const unsigned char *data = (const unsigned char *) VARDATA_ANY(b);
+	size_t		len = VARSIZE_ANY_EXHDR(b);
+	size_t		n;
+	bool		tombstone;
+	CcAggState *st;
+	cc_error	err;
+
+	if (cc_decode_header(data, len, &n, &tombstone, &err) != CC_OK)
+		cc_report(&err, NULL);
+	st = cc_agg_new(aggcontext, n);
+	if (cc_decode_shards(data, n, st->buf, &err) != CC_OK)
+		cc_report(&err, NULL);
+	st->n = n;
+	st->tombstone = tombstone;
+	PG_RETURN_POINTER(st);
+}

@@ -1,0 +1,446 @@
+/*
+ * cc_core.c
+ *	  The shard-set algebra: canonical form, merge, leader increment, sum,
+ *	  equality, digest, and the binary (send/recv) layout.
+ *
+ * States are canonical shard sequences (see cc_core.h).  Every function here
+ * relies on the canonical form of its inputs and keeps it in its outputs;
+ * the only entry points for outside bytes, cc_parse() and the decoder below,
+ * check it.
+ */
+#include "cc_core.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "cc_hash.h"
+
+/* Fills err, when given, with a code and a sentence; returns the code. */
+static cc_code cc_fail(cc_error *err, cc_code code, const char *fmt,...) CC_PRINTF(3, 4);
+
+static cc_code
+cc_fail(cc_error *err, cc_code code, const char *fmt,...)
+{
+	if (err)
+	{
+		va_list		ap;
+
+		err->code = code;
+		va_start(ap, fmt);
+		vsnprintf(err->detail, sizeof(err->detail), fmt, ap);
+		va_end(ap);
+	}
+	return code;
+}
+
+cc_code
+cc_check_canonical(const unsigned char *s, size_t n, cc_code fail,
+				   cc_error *err)
+{
+	cc_shard	prev,
+				cur;
+	char		idtext[CC_UUID_TEXT_LEN + 1];
+
+	for (size_t i = 0; i < n; i++)
+	{
+		cc_load(s, i, &cur);
+		if (cur.clock < 1)
+		{
+			cc_uuid_format(cur.id, idtext);
+			return cc_fail(err, fail,
+						   "Writer %s has clock %lld; clocks start at 1.",
+						   idtext, (long long) cur.clock);
+		}
+		if (i > 0 && cc_id_cmp(prev.id, cur.id) >= 0)
+		{
+			cc_uuid_format(cur.id, idtext);
+			return cc_fail(err, fail,
+						   cc_id_cmp(prev.id, cur.id) == 0
+						   ? "Writer %s appears more than once."
+						   : "Writer %s is out of ascending order.",
+						   idtext);
+		}
+		prev = cur;
+	}
+	return CC_OK;
+}
+
+cc_code
+cc_sum(const unsigned char *s, size_t n, int64_t *out, cc_error *err)
+{
+	int64_t		sum = 0;
+
+	for (size_t i = 0; i < n; i++)
+	{
+		int64_t		v;
+
+		memcpy(&v, s + i * CC_SHARD_SIZE + CC_ID_LEN + sizeof(int64_t),
+			   sizeof(v));
+		if (__builtin_add_overflow(sum, v, &sum))
+			return cc_fail(err, CC_ERR_OVERFLOW,
+						   "The sum of the shard values leaves the bigint range.");
+	}
+	*out = sum;
+	return CC_OK;
+}
+
+/*
+ * The winner of two shards of one writer: the higher clock, then the higher
+ * value.  Returns true when b wins strictly; equal shards keep a.
+ */
+static inline bool
+cc_b_wins(const cc_shard *a, const cc_shard *b)
+{
+	return b->clock > a->clock ||
+		(b->clock == a->clock && b->value > a->value);
+}
+
+size_t
+cc_merge(const unsigned char *a, size_t na,
+		 const unsigned char *b, size_t nb, unsigned char *out)
+{
+	size_t		i = 0,
+				j = 0,
+				k = 0;
+	cc_shard	sa,
+				sb;
+
+	while (i < na && j < nb)
+	{
+		int			c;
+
+		cc_load(a, i, &sa);
+		cc_load(b, j, &sb);
+		c = cc_id_cmp(sa.id, sb.id);
+		if (c < 0)
+		{
+			cc_store(out, k++, &sa);
+			i++;
+		}
+		else if (c > 0)
+		{
+			cc_store(out, k++, &sb);
+			j++;
+		}
+		else
+		{
+			cc_store(out, k++, cc_b_wins(&sa, &sb) ? &sb : &sa);
+			i++;
+			j++;
+		}
+	}
+	if (i < na)
+	{
+		memcpy(out + k * CC_SHARD_SIZE, a + i * CC_SHARD_SIZE,
+			   (na - i) * CC_SHARD_SIZE);
+		k += na - i;
+	}
+	if (j < nb)
+	{
+		memcpy(out + k * CC_SHARD_SIZE, b + j * CC_SHARD_SIZE,
+			   (nb - j) * CC_SHARD_SIZE);
+		k += nb - j;
+	}
+	return k;
+}
+
+size_t
+cc_merge_count(const unsigned char *a, size_t na,
+			   const unsigned char *b, size_t nb)
+{
+	size_t		i = 0,
+				j = 0,
+				k = 0;
+
+	while (i < na && j < nb)
+	{
+		int			c = cc_id_cmp(a + i * CC_SHARD_SIZE, b + j * CC_SHARD_SIZE);
+
+		i += (c <= 0);
+		j += (c >= 0);
+		k++;
+	}
+	return k + (na - i) + (nb - j);
+}
+
+bool
+cc_merge_into(unsigned char *a, size_t na, const unsigned char *b, size_t nb)
+{
+	size_t		i = 0;
+	cc_shard	sa,
+				sb;
+
+	for (size_t j = 0; j < nb; j++)
+	{
+		cc_load(b, j, &sb);
+		for (;;)
+		{
+			int			c;
+
+			if (i == na)
+				return false;
+			cc_load(a, i, &sa);
+			c = cc_id_cmp(sa.id, sb.id);
+			if (c > 0)
+				return false;
+			i++;
+			if (c == 0)
+				break;
+		}
+		if (cc_b_wins(&sa, &sb))
+			cc_store(a, i - 1, &sb);
+	}
+	return true;
+}
+
+bool
+cc_merge_is_noop(const unsigned char *a, size_t na,
+				 const unsigned char *b, size_t nb)
+{
+	size_t		i = 0;
+	cc_shard	sa,
+				sb;
+
+	for (size_t j = 0; j < nb; j++)
+	{
+		cc_load(b, j, &sb);
+		for (;;)
+		{
+			int			c;
+
+			if (i == na)
+				return false;
+			cc_load(a, i, &sa);
+			c = cc_id_cmp(sa.id, sb.id);
+			if (c > 0)
+				return false;
+			i++;
+			if (c == 0)
+				break;
+		}
+		if (cc_b_wins(&sa, &sb))
+			return false;
+	}
+	return true;
+}
+
+cc_code
+cc_increment(const unsigned char *s, size_t n, const uint8_t *writer,
+			 int64_t delta, bool subtract,
+			 unsigned char *out, size_t *nout, cc_error *err)
+{
+	size_t		pos = 0;
+	cc_shard	sh;
+	bool		found = false;
+	bool		overflow;
+	char		idtext[CC_UUID_TEXT_LEN + 1];
+
+	/* Find the writer's shard, or the place where it goes. */
+	while (pos < n)
+	{
+		int			c;
+
+		cc_load(s, pos, &sh);
+		c = cc_id_cmp(sh.id, writer);
+		if (c >= 0)
+		{
+			found = (c == 0);
+			break;
+		}
+		pos++;
+	}
+	if (!found)
+	{
+		memcpy(sh.id, writer, CC_ID_LEN);
+		sh.clock = 0;
+		sh.value = 0;
+	}
+
+	if (__builtin_add_overflow(sh.clock, (int64_t) 1, &sh.clock))
+	{
+		cc_uuid_format(writer, idtext);
+		return cc_fail(err, CC_ERR_OVERFLOW,
+					   "The clock of writer %s would leave the bigint range.",
+					   idtext);
+	}
+	if (subtract)
+		overflow = __builtin_sub_overflow(sh.value, delta, &sh.value);
+	else
+		overflow = __builtin_add_overflow(sh.value, delta, &sh.value);
+	if (overflow)
+	{
+		cc_uuid_format(writer, idtext);
+		return cc_fail(err, CC_ERR_OVERFLOW,
+					   "%s %lld %s the shard of writer %s leaves the bigint range.",
+					   subtract ? "Subtracting" : "Adding", (long long) delta,
+					   subtract ? "from" : "to", idtext);
+	}
+
+	memcpy(out, s, pos * CC_SHARD_SIZE);
+	cc_store(out, pos, &sh);
+	if (found)
+	{
+		memcpy(out + (pos + 1) * CC_SHARD_SIZE, s + (pos + 1) * CC_SHARD_SIZE,
+			   (n - pos - 1) * CC_SHARD_SIZE);
+		*nout = n;
+	}
+	else
+	{
+		memcpy(out + (pos + 1) * CC_SHARD_SIZE, s + pos * CC_SHARD_SIZE,
+			   (n - pos) * CC_SHARD_SIZE);
+		*nout = n + 1;
+	}
+	return CC_OK;
+}
+
+bool
+cc_equal(const unsigned char *a, size_t na, bool ta,
+		 const unsigned char *b, size_t nb, bool tb)
+{
+	return ta == tb && na == nb &&
+		memcmp(a, b, na * CC_SHARD_SIZE) == 0;
+}
+
+static inline void
+cc_put_be64(unsigned char *p, int64_t v)
+{
+	uint64_t	u = (uint64_t) v;
+
+	for (int i = 7; i >= 0; i--)
+	{
+		p[i] = (unsigned char) (u & 0xff);
+		u >>= 8;
+	}
+}
+
+static inline int64_t
+cc_get_be64(const unsigned char *p)
+{
+	uint64_t	u = 0;
+
+	for (int i = 0; i < 8; i++)
+		u = (u << 8) | p[i];
+	return (int64_t) u;
+}
+
+static inline void
+cc_put_be32(unsigned char *p, uint32_t u)
+{
+	p[0] = (unsigned char) (u >> 24);
+	p[1] = (unsigned char) (u >> 16);
+	p[2] = (unsigned char) (u >> 8);
+	p[3] = (unsigned char) u;
+}
+
+static inline uint32_t
+cc_get_be32(const unsigned char *p)
+{
+	return ((uint32_t) p[0] << 24) | ((uint32_t) p[1] << 16) |
+		((uint32_t) p[2] << 8) | (uint32_t) p[3];
+}
+
+/* One shard in the portable layout: id, then clock and value big-endian. */
+static inline void
+cc_put_shard(unsigned char *p, const cc_shard *sh)
+{
+	memcpy(p, sh->id, CC_ID_LEN);
+	cc_put_be64(p + CC_ID_LEN, sh->clock);
+	cc_put_be64(p + CC_ID_LEN + 8, sh->value);
+}
+
+/*
+ * The digest hashes a domain tag, the flag, the count and every shard in the
+ * portable layout, so that it depends on the state alone: not on the byte
+ * order of the machine, nor on the storage format.
+ */
+void
+cc_digest(const unsigned char *s, size_t n, bool tombstone,
+		  uint8_t out[CC_DIGEST_LEN])
+{
+	static const char tag[] = "counter_crdt digest v1";
+	cc_sha256_ctx ctx;
+	unsigned char buf[CC_SHARD_SIZE];
+
+	cc_sha256_init(&ctx);
+	cc_sha256_update(&ctx, tag, sizeof(tag) - 1);
+	buf[0] = tombstone ? 1 : 0;
+	cc_put_be64(buf + 1, (int64_t) n);
+	cc_sha256_update(&ctx, buf, 9);
+	for (size_t i = 0; i < n; i++)
+	{
+		cc_shard	sh;
+
+		cc_load(s, i, &sh);
+		cc_put_shard(buf, &sh);
+		cc_sha256_update(&ctx, buf, CC_SHARD_SIZE);
+	}
+	cc_sha256_final(&ctx, out);
+}
+
+void
+cc_encode(const unsigned char *s, size_t n, bool tombstone, unsigned char *buf)
+{
+	buf[0] = CC_WIRE_VERSION;
+	buf[1] = tombstone ? CC_WIRE_FLAG_TOMBSTONE : 0;
+	cc_put_be32(buf + 2, (uint32_t) n);
+	buf += CC_WIRE_HEADER;
+	for (size_t i = 0; i < n; i++)
+	{
+		cc_shard	sh;
+
+		cc_load(s, i, &sh);
+		cc_put_shard(buf + i * CC_SHARD_SIZE, &sh);
+	}
+}
+
+cc_code
+cc_decode_header(const unsigned char *buf, size_t len,
+				 size_t *n, bool *tombstone, cc_error *err)
+{
+	uint32_t	count;
+
+	if (len < CC_WIRE_HEADER)
+		return cc_fail(err, CC_ERR_BINARY,
+					   "The value has %zu bytes; the header alone takes %d.",
+					   len, CC_WIRE_HEADER);
+	if (buf[0] != CC_WIRE_VERSION)
+		return cc_fail(err, CC_ERR_BINARY,
+					   "Format version %u is not supported; this build reads version %d.",
+					   (unsigned) buf[0], CC_WIRE_VERSION);
+	if (buf[1] & ~CC_WIRE_FLAG_TOMBSTONE)
+		return cc_fail(err, CC_ERR_BINARY,
+					   "Unknown flag bits 0x%02x are set.",
+					   (unsigned) (buf[1] & ~CC_WIRE_FLAG_TOMBSTONE));
+	count = cc_get_be32(buf + 2);
+	/* Compare counts, not products, so that nothing can overflow. */
+	if ((len - CC_WIRE_HEADER) % CC_SHARD_SIZE != 0 ||
+		(len - CC_WIRE_HEADER) / CC_SHARD_SIZE != count)
+		return cc_fail(err, CC_ERR_BINARY,
+					   "The header announces %u shards but %zu bytes of shard data follow.",
+					   (unsigned) count, len - CC_WIRE_HEADER);
+	*tombstone = (buf[1] & CC_WIRE_FLAG_TOMBSTONE) != 0;
+	if (*tombstone && count != 0)
+		return cc_fail(err, CC_ERR_BINARY,
+					   "A tombstone has no shards, but %u are present.",
+					   (unsigned) count);
+	*n = count;
+	return CC_OK;
+}
+
+cc_code
+cc_decode_shards(const unsigned char *buf, size_t n, unsigned char *out,
+				 cc_error *err)
+{
+	buf += CC_WIRE_HEADER;
+	for (size_t i = 0; i < n; i++)
+	{
+		const unsigned char *p = buf + i * CC_SHARD_SIZE;
+		cc_shard	sh;
+
+		memcpy(sh.id, p, CC_ID_LEN);
+		sh.clock = cc_get_be64(p + CC_ID_LEN);
+		sh.value = cc_get_be64(p + CC_ID_LEN + 8);
+		cc_store(out, i, &sh);
+	}
+	return cc_check_canonical(out, n, CC_ERR_BINARY, err);
+}

@@ -1,0 +1,199 @@
+/*
+ * cc_core.h
+ *	  The shard-set algebra of counter_crdt, in plain C.
+ *
+ * Nothing here includes PostgreSQL headers: the algebra is unit-tested and
+ * fuzzed on its own (test/core_test.c) and wrapped by thin fmgr glue.
+ *
+ * A state is a sequence of shards kept in one canonical form: ids strictly
+ * ascending as unsigned bytes, every clock >= 1.  Shards are handled as raw
+ * 32-byte records (id[16], clock, value in native byte order) that may sit at
+ * any address: a short-header varlena is not aligned, and copying it only to
+ * align it would cost more than the work itself.  Every access goes through
+ * memcpy, which compilers turn into plain loads and stores.
+ *
+ * Functions that can fail return a cc_code and, when given a cc_error, write
+ * a sentence for the user into it.  Nothing here allocates: callers size
+ * output buffers with the *_capacity() helpers.
+ */
+#ifndef CC_CORE_H
+#define CC_CORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define CC_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define CC_PRINTF(f, a)
+#endif
+
+#define CC_ID_LEN		16
+#define CC_SHARD_SIZE	32
+#define CC_UUID_TEXT_LEN 36
+
+/* Format version of the binary (send/recv) layout. */
+#define CC_WIRE_VERSION 1
+/* Binary layout: version (1 byte), flags (1 byte), count (uint32 BE). */
+#define CC_WIRE_HEADER	6
+#define CC_WIRE_FLAG_TOMBSTONE 0x01
+
+/* Digest: SHA-256. */
+#define CC_DIGEST_LEN	32
+
+typedef struct cc_shard
+{
+	uint8_t		id[CC_ID_LEN];
+	int64_t		clock;
+	int64_t		value;
+} cc_shard;
+
+typedef enum cc_code
+{
+	CC_OK = 0,
+	CC_ERR_SYNTAX,				/* malformed text: 22P02 */
+	CC_ERR_BINARY,				/* malformed binary: 22P03 */
+	CC_ERR_OVERFLOW,			/* result outside bigint: 22003 */
+	CC_ERR_LIMIT				/* too many shards: 54000 */
+} cc_code;
+
+#define CC_DETAIL_LEN 256
+
+typedef struct cc_error
+{
+	cc_code		code;
+	char		detail[CC_DETAIL_LEN];
+} cc_error;
+
+/* Shard access at any alignment. */
+static inline void
+cc_load(const unsigned char *base, size_t i, cc_shard *s)
+{
+	memcpy(s, base + i * CC_SHARD_SIZE, CC_SHARD_SIZE);
+}
+
+static inline void
+cc_store(unsigned char *base, size_t i, const cc_shard *s)
+{
+	memcpy(base + i * CC_SHARD_SIZE, s, CC_SHARD_SIZE);
+}
+
+static inline int
+cc_id_cmp(const uint8_t *a, const uint8_t *b)
+{
+	return memcmp(a, b, CC_ID_LEN);
+}
+
+/* --- algebra (cc_core.c) --- */
+
+/* Checks the canonical form: ids strictly ascending, clocks >= 1. */
+cc_code		cc_check_canonical(const unsigned char *s, size_t n, cc_code fail,
+							   cc_error *err);
+
+/* Exact sum of the shard values; CC_ERR_OVERFLOW outside int64. */
+cc_code		cc_sum(const unsigned char *s, size_t n, int64_t *out, cc_error *err);
+
+/*
+ * Merge of two live states into out (room for na + nb shards, must not
+ * overlap the inputs).  Returns the number of shards written.
+ */
+size_t		cc_merge(const unsigned char *a, size_t na,
+					 const unsigned char *b, size_t nb, unsigned char *out);
+
+/* The number of shards that cc_merge() would write. */
+size_t		cc_merge_count(const unsigned char *a, size_t na,
+						   const unsigned char *b, size_t nb);
+
+/*
+ * Merges b into a in place when every id of b is already in a, returning
+ * true.  Returns false when b has an id that a lacks; a may then hold part of
+ * the merge, which is still below the full merge, so finishing with
+ * cc_merge() gives the same state.
+ */
+bool		cc_merge_into(unsigned char *a, size_t na,
+						  const unsigned char *b, size_t nb);
+
+/* Merge result equals a (b adds nothing to a). */
+bool		cc_merge_is_noop(const unsigned char *a, size_t na,
+							 const unsigned char *b, size_t nb);
+
+/*
+ * Leader increment: the shard of writer becomes (clock + 1, value + delta),
+ * or value - delta when subtract is set; absent shards count from (0, 0).
+ * out has room for n + 1 shards and may not overlap s.  *nout gets the new
+ * count.  CC_ERR_OVERFLOW, with nothing guaranteed in out, when the clock or
+ * value would leave int64.
+ */
+cc_code		cc_increment(const unsigned char *s, size_t n, const uint8_t *writer,
+						 int64_t delta, bool subtract,
+						 unsigned char *out, size_t *nout, cc_error *err);
+
+/* State equality of two canonical states. */
+bool		cc_equal(const unsigned char *a, size_t na, bool ta,
+					 const unsigned char *b, size_t nb, bool tb);
+
+/* SHA-256 over the shard contents (id, clock, value in id order) and flag. */
+void		cc_digest(const unsigned char *s, size_t n, bool tombstone,
+					  uint8_t out[CC_DIGEST_LEN]);
+
+/* --- binary form (cc_core.c) --- */
+
+static inline size_t
+cc_wire_size(size_t n)
+{
+	return CC_WIRE_HEADER + n * CC_SHARD_SIZE;
+}
+
+void		cc_encode(const unsigned char *s, size_t n, bool tombstone,
+					  unsigned char *buf);
+
+/*
+ * Validates the header and the length of buf before anything is allocated:
+ * *n gets the shard count, which fits len exactly.
+ */
+cc_code		cc_decode_header(const unsigned char *buf, size_t len,
+							 size_t *n, bool *tombstone, cc_error *err);
+
+/* Decodes the n shards of a checked buffer into out, checking canonical form. */
+cc_code		cc_decode_shards(const unsigned char *buf, size_t n,
+							 unsigned char *out, cc_error *err);
+
+/* --- text form (cc_text.c) --- */
+
+/* Upper bound on the shards that text of this length can hold. */
+size_t		cc_parse_capacity(const char *str, size_t len);
+
+/*
+ * Parses text into canonical shards (sorted, duplicates rejected).  out has
+ * room for cc_parse_capacity() shards.
+ */
+cc_code		cc_parse(const char *str, size_t len, unsigned char *out,
+					 size_t *n, bool *tombstone, cc_error *err);
+
+/* Bytes needed for the text of n shards, with the terminating NUL. */
+size_t		cc_format_capacity(size_t n);
+
+/* Writes canonical text and a NUL; returns the length without the NUL. */
+size_t		cc_format(const unsigned char *s, size_t n, bool tombstone, char *buf);
+
+/* Lower-case hyphenated uuid, 36 characters and a NUL. */
+void		cc_uuid_format(const uint8_t *id, char *out);
+
+/* Parses exactly 36 characters of 8-4-4-4-12 hex, any case; false if bad. */
+bool		cc_uuid_parse(const char *str, size_t len, uint8_t *out);
+
+/* --- writer ids (cc_ids.c) --- */
+
+/* ScyllaDB's rack id: name-based (version 3) uuid of "dc:rack". */
+void		cc_rack_id(const char *dc, size_t dclen, const char *rack,
+					   size_t racklen, uint8_t *out);
+
+/* ScyllaDB's pending-replica id: clock sequence bits inverted. */
+void		cc_pending_id(const uint8_t *in, uint8_t *out);
+
+/* Default writer id of a server, from its system identifier. */
+void		cc_default_node_id(uint64_t system_identifier, uint8_t *out);
+
+#endif							/* CC_CORE_H */

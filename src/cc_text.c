@@ -1,0 +1,419 @@
+/*
+ * cc_text.c
+ *	  The text form of counter_crdt: parse and canonical format.
+ *
+ *	  value  := ws ( "tombstone" | "{" ws [ shard { ws "," ws shard } ] ws "}" ) ws
+ *	  shard  := uuid ws ":" ws number ws ":" ws number
+ *	  number := [ "+" | "-" ] digit { digit }		(within bigint)
+ *
+ * White space may stand around every token; ids may be in any letter case
+ * and any order.  The keyword is matched without regard to case, as
+ * PostgreSQL does for its own special values.  Output is canonical: ids
+ * lower-case and ascending, ", " between shards and no other spaces.
+ */
+#include "cc_core.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Shortest text of one shard: a 36-character id, "1", "0" and two colons. */
+#define CC_MIN_SHARD_TEXT (CC_UUID_TEXT_LEN + 4)
+/* Longest text of one shard: id, two 20-character numbers, colons, ", ". */
+#define CC_MAX_SHARD_TEXT (CC_UUID_TEXT_LEN + 2 + 40 + 2)
+
+typedef struct cc_parser
+{
+	const char *str;
+	size_t		len;
+	size_t		pos;
+	cc_error   *err;
+} cc_parser;
+
+static const char hexdigits[] = "0123456789abcdef";
+
+static inline bool
+cc_is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' ||
+		c == '\f' || c == '\v';
+}
+
+static inline int
+cc_hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static void
+cc_skip_space(cc_parser *p)
+{
+	while (p->pos < p->len && cc_is_space(p->str[p->pos]))
+		p->pos++;
+}
+
+/*
+ * Reports a syntax error at the current position: what was expected, and a
+ * short quote of what stands there instead.
+ */
+static cc_code cc_syntax(cc_parser *p, const char *fmt,...) CC_PRINTF(2, 3);
+static cc_code cc_fail_text(cc_error *err, const char *fmt,...) CC_PRINTF(2, 3);
+
+static cc_code
+cc_syntax(cc_parser *p, const char *fmt,...)
+{
+	if (p->err)
+	{
+		va_list		ap;
+		size_t		used;
+		char	   *d = p->err->detail;
+
+		p->err->code = CC_ERR_SYNTAX;
+		va_start(ap, fmt);
+		vsnprintf(d, CC_DETAIL_LEN, fmt, ap);
+		va_end(ap);
+		used = strlen(d);
+		if (p->pos >= p->len)
+			snprintf(d + used, CC_DETAIL_LEN - used, ", found end of input.");
+		else
+		{
+			char		quote[24];
+			size_t		q = 0;
+
+			/*
+			 * Quote up to 16 printable ASCII characters: a cut through a
+			 * multibyte character would make the message itself invalid.
+			 */
+			while (q < 16 && p->pos + q < p->len &&
+				   p->str[p->pos + q] >= 0x20 && p->str[p->pos + q] < 0x7f)
+			{
+				quote[q] = p->str[p->pos + q];
+				q++;
+			}
+			quote[q] = '\0';
+			if (q == 0)
+				snprintf(d + used, CC_DETAIL_LEN - used,
+						 ", found byte 0x%02x at position %zu.",
+						 (unsigned) (unsigned char) p->str[p->pos], p->pos + 1);
+			else
+				snprintf(d + used, CC_DETAIL_LEN - used,
+						 ", found \"%s%s\" at position %zu.",
+						 quote, p->pos + q < p->len ? "..." : "", p->pos + 1);
+		}
+	}
+	return CC_ERR_SYNTAX;
+}
+
+static cc_code
+cc_fail_text(cc_error *err, const char *fmt,...)
+{
+	if (err)
+	{
+		va_list		ap;
+
+		err->code = CC_ERR_SYNTAX;
+		va_start(ap, fmt);
+		vsnprintf(err->detail, CC_DETAIL_LEN, fmt, ap);
+		va_end(ap);
+	}
+	return CC_ERR_SYNTAX;
+}
+
+bool
+cc_uuid_parse(const char *str, size_t len, uint8_t *out)
+{
+	size_t		k = 0;
+
+	if (len != CC_UUID_TEXT_LEN)
+		return false;
+	for (size_t i = 0; i < len;)
+	{
+		int			hi,
+					lo;
+
+		if (i == 8 || i == 13 || i == 18 || i == 23)
+		{
+			if (str[i] != '-')
+				return false;
+			i++;
+			continue;
+		}
+		hi = cc_hexval(str[i]);
+		lo = cc_hexval(str[i + 1]);
+		if (hi < 0 || lo < 0)
+			return false;
+		out[k++] = (uint8_t) (hi << 4 | lo);
+		i += 2;
+	}
+	return true;
+}
+
+void
+cc_uuid_format(const uint8_t *id, char *out)
+{
+	char	   *o = out;
+
+	for (int i = 0; i < CC_ID_LEN; i++)
+	{
+		if (i == 4 || i == 6 || i == 8 || i == 10)
+			*o++ = '-';
+		*o++ = hexdigits[id[i] >> 4];
+		*o++ = hexdigits[id[i] & 0xf];
+	}
+	*o = '\0';
+}
+
+/* Parses a writer id: the run of hex digits and hyphens at the position. */
+static cc_code
+cc_parse_id(cc_parser *p, uint8_t *id)
+{
+	size_t		start = p->pos,
+				end = start;
+
+	while (end < p->len && (cc_hexval(p->str[end]) >= 0 || p->str[end] == '-'))
+		end++;
+	if (end == start)
+		return cc_syntax(p, "Expected a writer id");
+	if (!cc_uuid_parse(p->str + start, end - start, id))
+	{
+		int			shown = (int) (end - start > 40 ? 40 : end - start);
+
+		return cc_fail_text(p->err,
+							"Invalid writer id \"%.*s%s\" at position %zu: expected a uuid such as 7f0cab51-fb72-3e98-bdb4-0404a982865d.",
+							shown, p->str + start,
+							(size_t) shown < end - start ? "..." : "",
+							start + 1);
+	}
+	p->pos = end;
+	return CC_OK;
+}
+
+/* Parses a bigint: optional sign, then decimal digits, checked for range. */
+static cc_code
+cc_parse_int64(cc_parser *p, const char *what, const uint8_t *id,
+			   int64_t *out)
+{
+	size_t		start = p->pos,
+				i = p->pos;
+	bool		neg = false;
+	uint64_t	acc = 0;
+	uint64_t	limit;
+	char		idtext[CC_UUID_TEXT_LEN + 1];
+
+	if (i < p->len && (p->str[i] == '+' || p->str[i] == '-'))
+	{
+		neg = (p->str[i] == '-');
+		i++;
+	}
+	if (i >= p->len || p->str[i] < '0' || p->str[i] > '9')
+	{
+		p->pos = i;
+		cc_uuid_format(id, idtext);
+		return cc_syntax(p, "Expected the %s of writer %s as a whole number",
+						 what, idtext);
+	}
+	limit = neg ? (uint64_t) INT64_MAX + 1 : (uint64_t) INT64_MAX;
+	for (; i < p->len && p->str[i] >= '0' && p->str[i] <= '9'; i++)
+	{
+		unsigned	d = (unsigned) (p->str[i] - '0');
+
+		if (acc > (limit - d) / 10)
+		{
+			size_t		end = i;
+			int			shown;
+
+			while (end < p->len && p->str[end] >= '0' && p->str[end] <= '9')
+				end++;
+			shown = (int) (end - start > 40 ? 40 : end - start);
+			cc_uuid_format(id, idtext);
+			return cc_fail_text(p->err,
+								"The %s \"%.*s%s\" of writer %s is out of range for type bigint.",
+								what, shown, p->str + start,
+								(size_t) shown < end - start ? "..." : "",
+								idtext);
+		}
+		acc = acc * 10 + d;
+	}
+	p->pos = i;
+	*out = neg ? (int64_t) (0 - acc) : (int64_t) acc;
+	return CC_OK;
+}
+
+static cc_code
+cc_expect(cc_parser *p, char c, const char *context)
+{
+	cc_skip_space(p);
+	if (p->pos < p->len && p->str[p->pos] == c)
+	{
+		p->pos++;
+		cc_skip_space(p);
+		return CC_OK;
+	}
+	return cc_syntax(p, "Expected \"%c\" %s", c, context);
+}
+
+static int
+cc_shard_cmp(const void *a, const void *b)
+{
+	return cc_id_cmp((const uint8_t *) a, (const uint8_t *) b);
+}
+
+size_t
+cc_parse_capacity(const char *str, size_t len)
+{
+	(void) str;
+	return len / CC_MIN_SHARD_TEXT + 1;
+}
+
+cc_code
+cc_parse(const char *str, size_t len, unsigned char *out,
+		 size_t *n, bool *tombstone, cc_error *err)
+{
+	static const char kw[] = "tombstone";
+	const size_t kwlen = sizeof(kw) - 1;
+	cc_parser	p = {str, len, 0, err};
+	size_t		count = 0;
+	bool		sorted = true;
+	cc_code		rc;
+
+	cc_skip_space(&p);
+	*tombstone = false;
+	if (p.pos < len && (str[p.pos] == 't' || str[p.pos] == 'T'))
+	{
+		size_t		i;
+
+		for (i = 0; i < kwlen && p.pos + i < len; i++)
+			if ((str[p.pos + i] | 0x20) != kw[i])
+				break;
+		if (i < kwlen)
+			return cc_syntax(&p, "Expected \"{\" or \"tombstone\"");
+		p.pos += kwlen;
+		*tombstone = true;
+	}
+	else
+	{
+		if (p.pos >= len || str[p.pos] != '{')
+			return cc_syntax(&p, "Expected \"{\" or \"tombstone\"");
+		p.pos++;
+		cc_skip_space(&p);
+		if (p.pos < len && str[p.pos] == '}')
+			p.pos++;
+		else
+		{
+			for (;;)
+			{
+				cc_shard	sh;
+				char		idtext[CC_UUID_TEXT_LEN + 1];
+
+				if ((rc = cc_parse_id(&p, sh.id)) != CC_OK)
+					return rc;
+				cc_uuid_format(sh.id, idtext);
+				if ((rc = cc_expect(&p, ':', "after a writer id")) != CC_OK ||
+					(rc = cc_parse_int64(&p, "clock", sh.id, &sh.clock)) != CC_OK ||
+					(rc = cc_expect(&p, ':', "after a clock")) != CC_OK ||
+					(rc = cc_parse_int64(&p, "value", sh.id, &sh.value)) != CC_OK)
+					return rc;
+				if (sh.clock < 1)
+					return cc_fail_text(err,
+										"Writer %s has clock %lld; clocks start at 1.",
+										idtext, (long long) sh.clock);
+				if (count > 0 &&
+					cc_id_cmp(out + (count - 1) * CC_SHARD_SIZE, sh.id) >= 0)
+					sorted = false;
+				cc_store(out, count++, &sh);
+
+				cc_skip_space(&p);
+				if (p.pos < len && str[p.pos] == ',')
+				{
+					p.pos++;
+					cc_skip_space(&p);
+					continue;
+				}
+				if (p.pos < len && str[p.pos] == '}')
+				{
+					p.pos++;
+					break;
+				}
+				return cc_syntax(&p, "Expected \",\" or \"}\" after a shard");
+			}
+		}
+	}
+	cc_skip_space(&p);
+	if (p.pos < len)
+		return cc_syntax(&p, "Expected end of input");
+
+	if (!sorted)
+	{
+		qsort(out, count, CC_SHARD_SIZE, cc_shard_cmp);
+		if ((rc = cc_check_canonical(out, count, CC_ERR_SYNTAX, err)) != CC_OK)
+			return rc;
+	}
+	*n = count;
+	return CC_OK;
+}
+
+size_t
+cc_format_capacity(size_t n)
+{
+	return 3 + n * CC_MAX_SHARD_TEXT;
+}
+
+/* Writes v in decimal and returns the number of characters. */
+static size_t
+cc_format_int64(int64_t v, char *out)
+{
+	char		tmp[24];
+	size_t		k = 0,
+				len = 0;
+	uint64_t	u = v < 0 ? 0 - (uint64_t) v : (uint64_t) v;
+
+	do
+	{
+		tmp[k++] = (char) ('0' + u % 10);
+		u /= 10;
+	} while (u != 0);
+	if (v < 0)
+		out[len++] = '-';
+	while (k > 0)
+		out[len++] = tmp[--k];
+	return len;
+}
+
+size_t
+cc_format(const unsigned char *s, size_t n, bool tombstone, char *buf)
+{
+	char	   *o = buf;
+
+	if (tombstone)
+	{
+		memcpy(buf, "tombstone", 10);
+		return 9;
+	}
+	*o++ = '{';
+	for (size_t i = 0; i < n; i++)
+	{
+		cc_shard	sh;
+
+		cc_load(s, i, &sh);
+		if (i > 0)
+		{
+			*o++ = ',';
+			*o++ = ' ';
+		}
+		cc_uuid_format(sh.id, o);
+		o += CC_UUID_TEXT_LEN;
+		*o++ = ':';
+		o += cc_format_int64(sh.clock, o);
+		*o++ = ':';
+		o += cc_format_int64(sh.value, o);
+	}
+	*o++ = '}';
+	*o = '\0';
+	return (size_t) (o - buf);
+}

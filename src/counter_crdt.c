@@ -1,0 +1,202 @@
+/*
+ * counter_crdt.c
+ *	  Module set-up, the node id setting, and the glue that every fmgr file
+ *	  shares: reading a value, making one, and turning core errors into
+ *	  ereport.
+ */
+#include "counter_crdt.h"
+
+#include "access/xlog.h"
+#include "utils/guc.h"
+#include "utils/uuid.h"
+
+PG_MODULE_MAGIC;
+
+void		_PG_init(void);
+
+/* counter_crdt.node_id: the text of the setting, "" when unset. */
+static char *node_id_setting = NULL;
+
+/* The id in force: from the setting, or derived from the system identifier. */
+static uint8_t node_id_set[CC_ID_LEN];
+static bool node_id_is_set = false;
+static uint8_t node_id_default[CC_ID_LEN];
+static bool node_id_default_ready = false;
+
+static bool
+node_id_check(char **newval, void **extra, GucSource source)
+{
+	uint8_t    *id;
+
+	if (*newval == NULL || (*newval)[0] == '\0')
+	{
+		*extra = NULL;
+		return true;
+	}
+	id = malloc(CC_ID_LEN);
+	if (id == NULL)
+	{
+		GUC_check_errcode(ERRCODE_OUT_OF_MEMORY);
+		return false;
+	}
+	if (!cc_uuid_parse(*newval, strlen(*newval), id))
+	{
+		free(id);
+		GUC_check_errdetail("The writer id must be a uuid such as 7f0cab51-fb72-3e98-bdb4-0404a982865d, or empty for the default.");
+		return false;
+	}
+	*extra = id;
+	return true;
+}
+
+static void
+node_id_assign(const char *newval, void *extra)
+{
+	if (extra == NULL)
+		node_id_is_set = false;
+	else
+	{
+		memcpy(node_id_set, extra, CC_ID_LEN);
+		node_id_is_set = true;
+	}
+}
+
+void
+_PG_init(void)
+{
+	DefineCustomStringVariable("counter_crdt.node_id",
+							   "Writer id of this server for counter_crdt leader increments.",
+							   "A uuid, unique to this server among all replicas of a counter. "
+							   "Empty means an id derived from the system identifier.",
+							   &node_id_setting,
+							   "",
+							   PGC_SUSET,
+							   0,
+							   node_id_check,
+							   node_id_assign,
+							   NULL);
+#if PG_VERSION_NUM >= 150000
+	MarkGUCPrefixReserved("counter_crdt");
+#else
+	EmitWarningsOnPlaceholders("counter_crdt");
+#endif
+}
+
+/* The writer id of this server, as used by c + delta. */
+const uint8_t *
+cc_node_id(void)
+{
+	if (node_id_is_set)
+		return node_id_set;
+	if (!node_id_default_ready)
+	{
+		cc_default_node_id(GetSystemIdentifier(), node_id_default);
+		node_id_default_ready = true;
+	}
+	return node_id_default;
+}
+
+/*
+ * Reads a value where it lies, decompressing or fetching it only if it is
+ * toasted, and checks its header.  A bad header means the stored bytes are
+ * not a value of this format: corruption, never user input, which every
+ * entry point checks.
+ */
+void
+cc_view(Datum d, CcView *v)
+{
+	struct varlena *p = DatumGetCounterCrdtP(d);
+	const unsigned char *data = (const unsigned char *) VARDATA_ANY(p);
+	size_t		len = VARSIZE_ANY_EXHDR(p);
+
+	if (len < CC_DISK_HEADER ||
+		data[0] != CC_DISK_VERSION ||
+		(data[1] & ~CC_DISK_FLAG_TOMBSTONE) != 0 ||
+		data[2] != 0 || data[3] != 0 ||
+		(len - CC_DISK_HEADER) % CC_SHARD_SIZE != 0 ||
+		((data[1] & CC_DISK_FLAG_TOMBSTONE) && len != CC_DISK_HEADER))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("corrupt counter_crdt value"),
+				 errdetail("The stored value has %zu bytes and header %02x %02x %02x %02x.",
+						   len,
+						   len > 0 ? data[0] : 0, len > 1 ? data[1] : 0,
+						   len > 2 ? data[2] : 0, len > 3 ? data[3] : 0)));
+	v->tombstone = (data[1] & CC_DISK_FLAG_TOMBSTONE) != 0;
+	v->shards = data + CC_DISK_HEADER;
+	v->n = (len - CC_DISK_HEADER) / CC_SHARD_SIZE;
+}
+
+void
+cc_check_count(size_t n)
+{
+	if (n > CC_MAX_SHARDS)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("counter_crdt value has too many shards"),
+				 errdetail("A value holds at most %zu shards; this one would hold %zu.",
+						   (size_t) CC_MAX_SHARDS, n)));
+}
+
+/*
+ * Allocates a value with room for capacity shards, its header set and its
+ * length set for all of them; cc_set_count() shortens it.
+ */
+struct varlena *
+cc_make(size_t capacity, bool tombstone, unsigned char **shards)
+{
+	struct varlena *r;
+	unsigned char *data;
+
+	cc_check_count(capacity);
+	r = palloc0(VARHDRSZ + CC_DISK_HEADER + capacity * CC_SHARD_SIZE);
+	SET_VARSIZE(r, VARHDRSZ + CC_DISK_HEADER + capacity * CC_SHARD_SIZE);
+	data = (unsigned char *) VARDATA(r);
+	data[0] = CC_DISK_VERSION;
+	data[1] = tombstone ? CC_DISK_FLAG_TOMBSTONE : 0;
+	*shards = data + CC_DISK_HEADER;
+	return r;
+}
+
+void
+cc_set_count(struct varlena *result, size_t n)
+{
+	SET_VARSIZE(result, VARHDRSZ + CC_DISK_HEADER + n * CC_SHARD_SIZE);
+}
+
+/* Turns a core error into the matching ereport. */
+void
+cc_report(const cc_error *err, const char *input)
+{
+	switch (err->code)
+	{
+		case CC_ERR_SYNTAX:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+					 errmsg("invalid input syntax for type counter_crdt: \"%s\"",
+							input ? input : ""),
+					 errdetail("%s", err->detail)));
+			break;
+		case CC_ERR_BINARY:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+					 errmsg("invalid external representation of type counter_crdt"),
+					 errdetail("%s", err->detail)));
+			break;
+		case CC_ERR_OVERFLOW:
+			ereport(ERROR,
+					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+					 errmsg("counter_crdt value out of range"),
+					 errdetail("%s", err->detail)));
+			break;
+		case CC_ERR_LIMIT:
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("counter_crdt value has too many shards"),
+					 errdetail("%s", err->detail)));
+			break;
+		case CC_OK:
+			break;
+	}
+	elog(ERROR, "unexpected counter_crdt core result %d", (int) err->code);
+}

@@ -1,0 +1,66 @@
+/*
+ * counter_crdt.h
+ *	  The on-disk form of counter_crdt and the glue shared by the fmgr files.
+ *
+ * On disk a value is a varlena:
+ *
+ *	  varlena header	1 or 4 bytes (PostgreSQL's)
+ *	  version			1 byte, CC_DISK_VERSION
+ *	  flags				1 byte, CC_DISK_FLAG_TOMBSTONE; other bits must be zero
+ *	  reserved			2 bytes, must be zero
+ *	  shards			32 bytes each: id[16], clock int64, value int64, in
+ *						native byte order, ids strictly ascending
+ *
+ * The shard count follows from the length.  A value of three shards takes
+ * 101 bytes in a table (1-byte header).  Values are read where they lie,
+ * short header and all, with no copy to align them: the core reads shards
+ * through memcpy.
+ */
+#ifndef COUNTER_CRDT_H
+#define COUNTER_CRDT_H
+
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "utils/memutils.h"
+
+#include "cc_core.h"
+
+#define CC_DISK_VERSION			1
+#define CC_DISK_FLAG_TOMBSTONE	0x01
+#define CC_DISK_HEADER			4
+
+/* The most shards one value may hold: it must fit one allocation. */
+#define CC_MAX_SHARDS \
+	((MaxAllocSize - VARHDRSZ - CC_DISK_HEADER) / CC_SHARD_SIZE)
+
+/* A read-only view of a value: where its shards are, how many, the flag. */
+typedef struct CcView
+{
+	const unsigned char *shards;
+	size_t		n;
+	bool		tombstone;
+} CcView;
+
+#define DatumGetCounterCrdtP(X)		((struct varlena *) PG_DETOAST_DATUM_PACKED(X))
+
+/* counter_crdt.c */
+extern void cc_view(Datum d, CcView *v);
+extern struct varlena *cc_make(size_t capacity, bool tombstone,
+							   unsigned char **shards);
+extern void cc_set_count(struct varlena *result, size_t n);
+extern void cc_check_count(size_t n);
+extern void cc_report(const cc_error *err, const char *input) pg_attribute_noreturn();
+extern const uint8_t *cc_node_id(void);
+
+static inline Datum
+cc_view_datum(const CcView *v)
+{
+	unsigned char *shards;
+	struct varlena *r = cc_make(v->n, v->tombstone, &shards);
+
+	memcpy(shards, v->shards, v->n * CC_SHARD_SIZE);
+	return PointerGetDatum(r);
+}
+
+#endif							/* COUNTER_CRDT_H */

@@ -1,0 +1,315 @@
+/*
+ * functions.c
+ *	  The SQL functions of counter_crdt: leader increments, value, merge,
+ *	  shards, digest, equality and hashing, and writer ids.
+ */
+#include "counter_crdt.h"
+
+#include "common/hashfn.h"
+#include "funcapi.h"
+#include "mb/pg_wchar.h"
+#include "utils/builtins.h"
+#include "utils/uuid.h"
+
+PG_FUNCTION_INFO_V1(counter_crdt_add);
+PG_FUNCTION_INFO_V1(counter_crdt_sub);
+PG_FUNCTION_INFO_V1(counter_crdt_increment);
+PG_FUNCTION_INFO_V1(counter_crdt_value);
+PG_FUNCTION_INFO_V1(counter_crdt_merge);
+PG_FUNCTION_INFO_V1(counter_crdt_shards);
+PG_FUNCTION_INFO_V1(counter_crdt_digest);
+PG_FUNCTION_INFO_V1(counter_crdt_eq);
+PG_FUNCTION_INFO_V1(counter_crdt_ne);
+PG_FUNCTION_INFO_V1(counter_crdt_hash);
+PG_FUNCTION_INFO_V1(counter_crdt_hash_extended);
+PG_FUNCTION_INFO_V1(counter_crdt_node_id);
+PG_FUNCTION_INFO_V1(counter_crdt_rack_id);
+PG_FUNCTION_INFO_V1(counter_crdt_pending_id);
+
+/*
+ * The leader increment shared by c + d, c - d and counter_crdt_increment():
+ * a NULL counter counts from {}, a tombstone stays a tombstone, and a NULL
+ * delta is an error rather than a NULL that would wipe the counter.
+ */
+static Datum
+cc_apply(FunctionCallInfo fcinfo, const uint8_t *writer, bool subtract)
+{
+	CcView		v;
+	int64		delta;
+	unsigned char *shards;
+	struct varlena *result;
+	size_t		n;
+	cc_error	err;
+
+	if (PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("counter_crdt delta must not be null")));
+	delta = PG_GETARG_INT64(1);
+
+	if (PG_ARGISNULL(0))
+	{
+		v.shards = (const unsigned char *) "";
+		v.n = 0;
+		v.tombstone = false;
+	}
+	else
+	{
+		cc_view(PG_GETARG_DATUM(0), &v);
+		if (v.tombstone)
+			PG_RETURN_DATUM(PointerGetDatum(DatumGetCounterCrdtP(PG_GETARG_DATUM(0))));
+	}
+
+	result = cc_make(v.n + 1, false, &shards);
+	if (cc_increment(v.shards, v.n, writer, delta, subtract,
+					 shards, &n, &err) != CC_OK)
+		cc_report(&err, NULL);
+	cc_set_count(result, n);
+	PG_RETURN_POINTER(result);
+}
+
+Datum
+counter_crdt_add(PG_FUNCTION_ARGS)
+{
+	return cc_apply(fcinfo, cc_node_id(), false);
+}
+
+Datum
+counter_crdt_sub(PG_FUNCTION_ARGS)
+{
+	return cc_apply(fcinfo, cc_node_id(), true);
+}
+
+Datum
+counter_crdt_increment(PG_FUNCTION_ARGS)
+{
+	if (PG_ARGISNULL(2))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("counter_crdt writer id must not be null")));
+	return cc_apply(fcinfo, PG_GETARG_UUID_P(2)->data, false);
+}
+
+Datum
+counter_crdt_value(PG_FUNCTION_ARGS)
+{
+	CcView		v;
+	int64_t		sum;
+	cc_error	err;
+
+	cc_view(PG_GETARG_DATUM(0), &v);
+	if (v.tombstone)
+		PG_RETURN_NULL();
+	if (cc_sum(v.shards, v.n, &sum, &err) != CC_OK)
+		cc_report(&err, NULL);
+	PG_RETURN_INT64(sum);
+}
+
+/*
+ * merge(a, b): NULL is the identity and a tombstone absorbs everything.  When
+ * one side already holds the merge, that side is returned as it is, with no
+ * new value built.
+ */
+Datum
+counter_crdt_merge(PG_FUNCTION_ARGS)
+{
+	Datum		da,
+				db;
+	CcView		a,
+				b;
+	unsigned char *shards;
+	struct varlena *result;
+
+	if (PG_ARGISNULL(0) && PG_ARGISNULL(1))
+		PG_RETURN_NULL();
+	if (PG_ARGISNULL(0))
+		PG_RETURN_POINTER(DatumGetCounterCrdtP(PG_GETARG_DATUM(1)));
+	if (PG_ARGISNULL(1))
+		PG_RETURN_POINTER(DatumGetCounterCrdtP(PG_GETARG_DATUM(0)));
+
+	da = PointerGetDatum(DatumGetCounterCrdtP(PG_GETARG_DATUM(0)));
+	db = PointerGetDatum(DatumGetCounterCrdtP(PG_GETARG_DATUM(1)));
+	cc_view(da, &a);
+	cc_view(db, &b);
+	if (a.tombstone)
+		PG_RETURN_DATUM(da);
+	if (b.tombstone)
+		PG_RETURN_DATUM(db);
+	if (cc_merge_is_noop(a.shards, a.n, b.shards, b.n))
+		PG_RETURN_DATUM(da);
+	if (cc_merge_is_noop(b.shards, b.n, a.shards, a.n))
+		PG_RETURN_DATUM(db);
+
+	result = cc_make(a.n + b.n, false, &shards);
+	cc_set_count(result, cc_merge(a.shards, a.n, b.shards, b.n, shards));
+	PG_RETURN_POINTER(result);
+}
+
+/* The shards of a value as rows (id, clock, value), in ascending id order. */
+Datum
+counter_crdt_shards(PG_FUNCTION_ARGS)
+{
+	FuncCallContext *funcctx;
+	CcView	   *v;
+
+	if (SRF_IS_FIRSTCALL())
+	{
+		MemoryContext oldcontext;
+		TupleDesc	tupdesc;
+		CcView		src;
+		unsigned char *copy;
+
+		funcctx = SRF_FIRSTCALL_INIT();
+		oldcontext = MemoryContextSwitchTo(funcctx->multi_call_memory_ctx);
+		if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+			elog(ERROR, "return type must be a row type");
+		funcctx->tuple_desc = BlessTupleDesc(tupdesc);
+
+		cc_view(PG_GETARG_DATUM(0), &src);
+		v = palloc(sizeof(CcView));
+		copy = palloc(src.n * CC_SHARD_SIZE + 1);
+		memcpy(copy, src.shards, src.n * CC_SHARD_SIZE);
+		v->shards = copy;
+		v->n = src.n;
+		v->tombstone = src.tombstone;
+		funcctx->user_fctx = v;
+		funcctx->max_calls = v->n;
+		MemoryContextSwitchTo(oldcontext);
+	}
+
+	funcctx = SRF_PERCALL_SETUP();
+	v = (CcView *) funcctx->user_fctx;
+	if (funcctx->call_cntr < funcctx->max_calls)
+	{
+		cc_shard	sh;
+		pg_uuid_t  *id = palloc(sizeof(pg_uuid_t));
+		Datum		values[3];
+		bool		nulls[3] = {false, false, false};
+		HeapTuple	tuple;
+
+		cc_load(v->shards, funcctx->call_cntr, &sh);
+		memcpy(id->data, sh.id, CC_ID_LEN);
+		values[0] = UUIDPGetDatum(id);
+		values[1] = Int64GetDatum(sh.clock);
+		values[2] = Int64GetDatum(sh.value);
+		tuple = heap_form_tuple(funcctx->tuple_desc, values, nulls);
+		SRF_RETURN_NEXT(funcctx, HeapTupleGetDatum(tuple));
+	}
+	SRF_RETURN_DONE(funcctx);
+}
+
+Datum
+counter_crdt_digest(PG_FUNCTION_ARGS)
+{
+	CcView		v;
+	bytea	   *result = palloc(VARHDRSZ + CC_DIGEST_LEN);
+
+	cc_view(PG_GETARG_DATUM(0), &v);
+	SET_VARSIZE(result, VARHDRSZ + CC_DIGEST_LEN);
+	cc_digest(v.shards, v.n, v.tombstone, (uint8_t *) VARDATA(result));
+	PG_RETURN_BYTEA_P(result);
+}
+
+static bool
+cc_datum_equal(FunctionCallInfo fcinfo)
+{
+	CcView		a,
+				b;
+
+	cc_view(PG_GETARG_DATUM(0), &a);
+	cc_view(PG_GETARG_DATUM(1), &b);
+	return cc_equal(a.shards, a.n, a.tombstone, b.shards, b.n, b.tombstone);
+}
+
+Datum
+counter_crdt_eq(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(cc_datum_equal(fcinfo));
+}
+
+Datum
+counter_crdt_ne(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(!cc_datum_equal(fcinfo));
+}
+
+/*
+ * Hashes agree with equality: equal states have identical shard bytes, and
+ * a tombstone hashes apart from the empty live counter.
+ */
+#define CC_TOMBSTONE_HASH_KEY 0x746f6d62
+
+Datum
+counter_crdt_hash(PG_FUNCTION_ARGS)
+{
+	CcView		v;
+
+	cc_view(PG_GETARG_DATUM(0), &v);
+	if (v.tombstone)
+		return hash_uint32(CC_TOMBSTONE_HASH_KEY);
+	return hash_any(v.shards, (int) (v.n * CC_SHARD_SIZE));
+}
+
+Datum
+counter_crdt_hash_extended(PG_FUNCTION_ARGS)
+{
+	CcView		v;
+	uint64		seed = PG_GETARG_INT64(1);
+
+	cc_view(PG_GETARG_DATUM(0), &v);
+	if (v.tombstone)
+		return hash_uint32_extended(CC_TOMBSTONE_HASH_KEY, seed);
+	return hash_any_extended(v.shards, (int) (v.n * CC_SHARD_SIZE), seed);
+}
+
+static Datum
+cc_uuid_datum(const uint8_t *id)
+{
+	pg_uuid_t  *u = palloc(sizeof(pg_uuid_t));
+
+	memcpy(u->data, id, CC_ID_LEN);
+	return UUIDPGetDatum(u);
+}
+
+Datum
+counter_crdt_node_id(PG_FUNCTION_ARGS)
+{
+	return cc_uuid_datum(cc_node_id());
+}
+
+/* The UTF-8 bytes of a text argument, as the rack id is defined on them. */
+static const char *
+cc_utf8_arg(FunctionCallInfo fcinfo, int argno, size_t *len)
+{
+	text	   *t = PG_GETARG_TEXT_PP(argno);
+	const char *s = VARDATA_ANY(t);
+	char	   *conv;
+
+	*len = VARSIZE_ANY_EXHDR(t);
+	conv = pg_server_to_any(s, (int) *len, PG_UTF8);
+	if (conv != s)
+		*len = strlen(conv);
+	return conv;
+}
+
+Datum
+counter_crdt_rack_id(PG_FUNCTION_ARGS)
+{
+	size_t		dclen,
+				racklen;
+	const char *dc = cc_utf8_arg(fcinfo, 0, &dclen);
+	const char *rack = cc_utf8_arg(fcinfo, 1, &racklen);
+	uint8_t		id[CC_ID_LEN];
+
+	cc_rack_id(dc, dclen, rack, racklen, id);
+	return cc_uuid_datum(id);
+}
+
+Datum
+counter_crdt_pending_id(PG_FUNCTION_ARGS)
+{
+	uint8_t		id[CC_ID_LEN];
+
+	cc_pending_id(PG_GETARG_UUID_P(0)->data, id);
+	return cc_uuid_datum(id);
+}

@@ -1,0 +1,50 @@
+/*
+ * cc_test.h
+ *	  A minimal check framework for the core unit tests.
+ *
+ * CHECK counts one passed or failed assertion and prints the failing
+ * expression with its location; the test binary prints "N passed, N failed"
+ * at the end and exits non-zero on any failure.
+ */
+#ifndef CC_TEST_H
+#define CC_TEST_H
+
+#include <stdio.h>
+
+extern long cc_test_passed;
+extern long cc_test_failed;
+
+#define CHECK(cond) \
+	do { \
+		if (cond) \
+			cc_test_passed++; \
+		else \
+		{ \
+			cc_test_failed++; \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+		} \
+	} while (0)
+
+/* Like CHECK, with a printf-style explanation of the case that failed. */
+#define CHECKF(cond, ...) \
+	do { \
+		if (cond) \
+			cc_test_passed++; \
+		else \
+		{ \
+			cc_test_failed++; \
+			fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
+			fprintf(stderr, __VA_ARGS__); \
+			fputc('\n', stderr); \
+		} \
+	} while (0)
+
+/* Test groups, one per file. */
+void		test_hash(void);
+void		test_algebra(void);
+void		test_text(void);
+void		test_binary(void);
+void		test_ids(void);
+void		test_random(long cases);
+
+#endif							/* CC_TEST_H */
