@@ -99,7 +99,7 @@ counter_crdt_merge_agg_trans(PG_FUNCTION_ARGS)
 {
 	MemoryContext aggcontext = cc_agg_context(fcinfo);
 	CcAggState *st = PG_ARGISNULL(0) ? NULL : (CcAggState *) PG_GETARG_POINTER(0);
-	CcView		v;
+	cc_view		v;
 
 	if (PG_ARGISNULL(1))
 	{
@@ -107,7 +107,7 @@ counter_crdt_merge_agg_trans(PG_FUNCTION_ARGS)
 			PG_RETURN_NULL();
 		PG_RETURN_POINTER(st);
 	}
-	cc_view(PG_GETARG_DATUM(1), &v);
+	cc_datum_view(PG_GETARG_DATUM(1), &v);
 	if (st == NULL)
 		st = cc_agg_new(aggcontext, v.n);
 	cc_agg_add(aggcontext, st, v.shards, v.n, v.tombstone);

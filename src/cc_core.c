@@ -224,6 +224,20 @@ cc_merge_is_noop(const unsigned char *a, size_t na,
 	return true;
 }
 
+cc_merge_kind
+cc_merge_plan(const cc_view *a, const cc_view *b)
+{
+	if (a->tombstone)
+		return CC_MERGE_TAKE_A;
+	if (b->tombstone)
+		return CC_MERGE_TAKE_B;
+	if (cc_merge_is_noop(a->shards, a->n, b->shards, b->n))
+		return CC_MERGE_TAKE_A;
+	if (cc_merge_is_noop(b->shards, b->n, a->shards, a->n))
+		return CC_MERGE_TAKE_B;
+	return CC_MERGE_BUILD;
+}
+
 cc_code
 cc_increment(const unsigned char *s, size_t n, const uint8_t *writer,
 			 int64_t delta, bool subtract,

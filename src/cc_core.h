@@ -67,6 +67,14 @@ typedef struct cc_error
 	char		detail[CC_DETAIL_LEN];
 } cc_error;
 
+/* A state as it lies in memory: its shards, their count, the flag. */
+typedef struct cc_view
+{
+	const unsigned char *shards;
+	size_t		n;
+	bool		tombstone;
+} cc_view;
+
 /* Shard access at any alignment. */
 static inline void
 cc_load(const unsigned char *base, size_t i, cc_shard *s)
@@ -101,6 +109,20 @@ cc_code		cc_sum(const unsigned char *s, size_t n, int64_t *out, cc_error *err);
  */
 size_t		cc_merge(const unsigned char *a, size_t na,
 					 const unsigned char *b, size_t nb, unsigned char *out);
+
+/*
+ * How to merge two states: one of them may already be the result (a
+ * tombstone absorbs everything; a state holding the other wins), otherwise
+ * cc_merge() must build it.  When both are the result, a is named.
+ */
+typedef enum cc_merge_kind
+{
+	CC_MERGE_TAKE_A,
+	CC_MERGE_TAKE_B,
+	CC_MERGE_BUILD
+} cc_merge_kind;
+
+cc_merge_kind cc_merge_plan(const cc_view *a, const cc_view *b);
 
 /* The number of shards that cc_merge() would write. */
 size_t		cc_merge_count(const unsigned char *a, size_t na,

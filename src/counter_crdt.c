@@ -103,7 +103,7 @@ cc_node_id(void)
  * entry point checks.
  */
 void
-cc_view(Datum d, CcView *v)
+cc_datum_view(Datum d, cc_view *v)
 {
 	struct varlena *p = DatumGetCounterCrdtP(d);
 	const unsigned char *data = (const unsigned char *) VARDATA_ANY(p);

@@ -34,33 +34,15 @@
 #define CC_MAX_SHARDS \
 	((MaxAllocSize - VARHDRSZ - CC_DISK_HEADER) / CC_SHARD_SIZE)
 
-/* A read-only view of a value: where its shards are, how many, the flag. */
-typedef struct CcView
-{
-	const unsigned char *shards;
-	size_t		n;
-	bool		tombstone;
-} CcView;
-
 #define DatumGetCounterCrdtP(X)		((struct varlena *) PG_DETOAST_DATUM_PACKED(X))
 
 /* counter_crdt.c */
-extern void cc_view(Datum d, CcView *v);
+extern void cc_datum_view(Datum d, cc_view *v);
 extern struct varlena *cc_make(size_t capacity, bool tombstone,
 							   unsigned char **shards);
 extern void cc_set_count(struct varlena *result, size_t n);
 extern void cc_check_count(size_t n);
 extern void cc_report(const cc_error *err, const char *input) pg_attribute_noreturn();
 extern const uint8_t *cc_node_id(void);
-
-static inline Datum
-cc_view_datum(const CcView *v)
-{
-	unsigned char *shards;
-	struct varlena *r = cc_make(v->n, v->tombstone, &shards);
-
-	memcpy(shards, v->shards, v->n * CC_SHARD_SIZE);
-	return PointerGetDatum(r);
-}
 
 #endif							/* COUNTER_CRDT_H */

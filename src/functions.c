@@ -34,7 +34,7 @@ PG_FUNCTION_INFO_V1(counter_crdt_pending_id);
 static Datum
 cc_apply(FunctionCallInfo fcinfo, const uint8_t *writer, bool subtract)
 {
-	CcView		v;
+	cc_view		v;
 	int64		delta;
 	unsigned char *shards;
 	struct varlena *result;
@@ -55,7 +55,7 @@ cc_apply(FunctionCallInfo fcinfo, const uint8_t *writer, bool subtract)
 	}
 	else
 	{
-		cc_view(PG_GETARG_DATUM(0), &v);
+		cc_datum_view(PG_GETARG_DATUM(0), &v);
 		if (v.tombstone)
 			PG_RETURN_DATUM(PointerGetDatum(DatumGetCounterCrdtP(PG_GETARG_DATUM(0))));
 	}
@@ -93,11 +93,11 @@ counter_crdt_increment(PG_FUNCTION_ARGS)
 Datum
 counter_crdt_value(PG_FUNCTION_ARGS)
 {
-	CcView		v;
+	cc_view		v;
 	int64_t		sum;
 	cc_error	err;
 
-	cc_view(PG_GETARG_DATUM(0), &v);
+	cc_datum_view(PG_GETARG_DATUM(0), &v);
 	if (v.tombstone)
 		PG_RETURN_NULL();
 	if (cc_sum(v.shards, v.n, &sum, &err) != CC_OK)
@@ -115,7 +115,7 @@ counter_crdt_merge(PG_FUNCTION_ARGS)
 {
 	Datum		da,
 				db;
-	CcView		a,
+	cc_view		a,
 				b;
 	unsigned char *shards;
 	struct varlena *result;
@@ -129,17 +129,17 @@ counter_crdt_merge(PG_FUNCTION_ARGS)
 
 	da = PointerGetDatum(DatumGetCounterCrdtP(PG_GETARG_DATUM(0)));
 	db = PointerGetDatum(DatumGetCounterCrdtP(PG_GETARG_DATUM(1)));
-	cc_view(da, &a);
-	cc_view(db, &b);
-	if (a.tombstone)
-		PG_RETURN_DATUM(da);
-	if (b.tombstone)
-		PG_RETURN_DATUM(db);
-	if (cc_merge_is_noop(a.shards, a.n, b.shards, b.n))
-		PG_RETURN_DATUM(da);
-	if (cc_merge_is_noop(b.shards, b.n, a.shards, a.n))
-		PG_RETURN_DATUM(db);
-
+	cc_datum_view(da, &a);
+	cc_datum_view(db, &b);
+	switch (cc_merge_plan(&a, &b))
+	{
+		case CC_MERGE_TAKE_A:
+			PG_RETURN_DATUM(da);
+		case CC_MERGE_TAKE_B:
+			PG_RETURN_DATUM(db);
+		case CC_MERGE_BUILD:
+			break;
+	}
 	result = cc_make(a.n + b.n, false, &shards);
 	cc_set_count(result, cc_merge(a.shards, a.n, b.shards, b.n, shards));
 	PG_RETURN_POINTER(result);
@@ -150,13 +150,13 @@ Datum
 counter_crdt_shards(PG_FUNCTION_ARGS)
 {
 	FuncCallContext *funcctx;
-	CcView	   *v;
+	cc_view	   *v;
 
 	if (SRF_IS_FIRSTCALL())
 	{
 		MemoryContext oldcontext;
 		TupleDesc	tupdesc;
-		CcView		src;
+		cc_view		src;
 		unsigned char *copy;
 
 		funcctx = SRF_FIRSTCALL_INIT();
@@ -165,8 +165,8 @@ counter_crdt_shards(PG_FUNCTION_ARGS)
 			elog(ERROR, "return type must be a row type");
 		funcctx->tuple_desc = BlessTupleDesc(tupdesc);
 
-		cc_view(PG_GETARG_DATUM(0), &src);
-		v = palloc(sizeof(CcView));
+		cc_datum_view(PG_GETARG_DATUM(0), &src);
+		v = palloc(sizeof(cc_view));
 		copy = palloc(src.n * CC_SHARD_SIZE + 1);
 		memcpy(copy, src.shards, src.n * CC_SHARD_SIZE);
 		v->shards = copy;
@@ -178,7 +178,7 @@ counter_crdt_shards(PG_FUNCTION_ARGS)
 	}
 
 	funcctx = SRF_PERCALL_SETUP();
-	v = (CcView *) funcctx->user_fctx;
+	v = (cc_view *) funcctx->user_fctx;
 	if (funcctx->call_cntr < funcctx->max_calls)
 	{
 		cc_shard	sh;
@@ -201,10 +201,10 @@ counter_crdt_shards(PG_FUNCTION_ARGS)
 Datum
 counter_crdt_digest(PG_FUNCTION_ARGS)
 {
-	CcView		v;
+	cc_view		v;
 	bytea	   *result = palloc(VARHDRSZ + CC_DIGEST_LEN);
 
-	cc_view(PG_GETARG_DATUM(0), &v);
+	cc_datum_view(PG_GETARG_DATUM(0), &v);
 	SET_VARSIZE(result, VARHDRSZ + CC_DIGEST_LEN);
 	cc_digest(v.shards, v.n, v.tombstone, (uint8_t *) VARDATA(result));
 	PG_RETURN_BYTEA_P(result);
@@ -213,11 +213,11 @@ counter_crdt_digest(PG_FUNCTION_ARGS)
 static bool
 cc_datum_equal(FunctionCallInfo fcinfo)
 {
-	CcView		a,
+	cc_view		a,
 				b;
 
-	cc_view(PG_GETARG_DATUM(0), &a);
-	cc_view(PG_GETARG_DATUM(1), &b);
+	cc_datum_view(PG_GETARG_DATUM(0), &a);
+	cc_datum_view(PG_GETARG_DATUM(1), &b);
 	return cc_equal(a.shards, a.n, a.tombstone, b.shards, b.n, b.tombstone);
 }
 
@@ -242,9 +242,9 @@ counter_crdt_ne(PG_FUNCTION_ARGS)
 Datum
 counter_crdt_hash(PG_FUNCTION_ARGS)
 {
-	CcView		v;
+	cc_view		v;
 
-	cc_view(PG_GETARG_DATUM(0), &v);
+	cc_datum_view(PG_GETARG_DATUM(0), &v);
 	if (v.tombstone)
 		return hash_uint32(CC_TOMBSTONE_HASH_KEY);
 	return hash_any(v.shards, (int) (v.n * CC_SHARD_SIZE));
@@ -253,10 +253,10 @@ counter_crdt_hash(PG_FUNCTION_ARGS)
 Datum
 counter_crdt_hash_extended(PG_FUNCTION_ARGS)
 {
-	CcView		v;
+	cc_view		v;
 	uint64		seed = PG_GETARG_INT64(1);
 
-	cc_view(PG_GETARG_DATUM(0), &v);
+	cc_datum_view(PG_GETARG_DATUM(0), &v);
 	if (v.tombstone)
 		return hash_uint32_extended(CC_TOMBSTONE_HASH_KEY, seed);
 	return hash_any_extended(v.shards, (int) (v.n * CC_SHARD_SIZE), seed);

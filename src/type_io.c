@@ -45,11 +45,11 @@ counter_crdt_in(PG_FUNCTION_ARGS)
 Datum
 counter_crdt_out(PG_FUNCTION_ARGS)
 {
-	CcView		v;
+	cc_view		v;
 	char	   *buf;
 	size_t		cap;
 
-	cc_view(PG_GETARG_DATUM(0), &v);
+	cc_datum_view(PG_GETARG_DATUM(0), &v);
 	cap = cc_format_capacity(v.n);
 	if (cap > MaxAllocSize)
 		ereport(ERROR,
@@ -85,11 +85,11 @@ counter_crdt_recv(PG_FUNCTION_ARGS)
 Datum
 counter_crdt_send(PG_FUNCTION_ARGS)
 {
-	CcView		v;
+	cc_view		v;
 	bytea	   *result;
 	size_t		size;
 
-	cc_view(PG_GETARG_DATUM(0), &v);
+	cc_datum_view(PG_GETARG_DATUM(0), &v);
 	size = cc_wire_size(v.n);
 	if (size > MaxAllocSize - VARHDRSZ)
 		ereport(ERROR,

@@ -43,8 +43,15 @@ extern long cc_test_failed;
 void		test_hash(void);
 void		test_algebra(void);
 void		test_text(void);
-void		test_binary(void);
 void		test_ids(void);
 void		test_random(long cases);
+
+/* Helpers shared by the test files (core_main.c). */
+#include "cc_core.h"
+
+/* Builds a canonical state from text, failing the run if it does not parse. */
+size_t		state_from_text(const char *text, unsigned char *out, bool *tombstone);
+/* The canonical text of a state, in a static buffer. */
+const char *state_text(const unsigned char *s, size_t n, bool tombstone);
 
 #endif							/* CC_TEST_H */

@@ -1,0 +1,57 @@
+/*
+ * core_main.c
+ *	  Runs the unit tests of the counter_crdt core.
+ *
+ *	  core_test [random-cases]
+ *
+ * Prints "N passed, N failed" and exits non-zero on any failure.  The
+ * randomized law checks run 1,000,000 cases unless told otherwise.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cc_test.h"
+
+long		cc_test_passed = 0;
+long		cc_test_failed = 0;
+
+size_t
+state_from_text(const char *text, unsigned char *out, bool *tombstone)
+{
+	size_t		n = 0;
+	cc_error	err;
+
+	if (cc_parse(text, strlen(text), out, &n, tombstone, &err) != CC_OK)
+	{
+		fprintf(stderr, "test literal does not parse: %s: %s\n", text, err.detail);
+		cc_test_failed++;
+		return 0;
+	}
+	return n;
+}
+
+const char *
+state_text(const unsigned char *s, size_t n, bool tombstone)
+{
+	static char buf[8192];
+
+	if (cc_format_capacity(n) > sizeof(buf))
+		return "(too long to show)";
+	cc_format(s, n, tombstone, buf);
+	return buf;
+}
+
+int
+main(int argc, char **argv)
+{
+	long		cases = argc > 1 ? atol(argv[1]) : 1000000;
+
+	test_hash();
+	test_algebra();
+	test_text();
+	test_ids();
+	test_random(cases);
+
+	printf("core: %ld passed, %ld failed\n", cc_test_passed, cc_test_failed);
+	return cc_test_failed == 0 ? 0 : 1;
+}

@@ -1,0 +1,354 @@
+/*
+ * core_random.c
+ *	  Randomized checks of the merge laws and of the round trips, as states
+ *	  (byte for byte), not only as values.
+ *
+ * Ids come from a small pool so that shared ids and ties are the rule, and
+ * the pool straddles the signed/unsigned boundary (7fff... / 8000...) where
+ * a signed comparison would order ids wrongly.  Clocks and values are mostly
+ * tiny, so that equal clocks are common, with the bigint edges mixed in.
+ */
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cc_test.h"
+
+#define MAXN 8
+#define POOL 12
+
+typedef struct rstate
+{
+	unsigned char s[2 * 2 * MAXN * CC_SHARD_SIZE];
+	size_t		n;
+	bool		tombstone;
+} rstate;
+
+static uint64_t rng_state;
+
+static uint64_t
+rnd(void)
+{
+	/* splitmix64 */
+	uint64_t	z = (rng_state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static uint8_t pool[POOL][CC_ID_LEN];
+
+static void
+make_pool(void)
+{
+	memset(pool, 0, sizeof(pool));
+	/* 0: all zero; 1: ...01 */
+	pool[1][15] = 1;
+	/* 2: 7fff...ff; 3: 8000...00; 4: 8000...01 */
+	memset(pool[2], 0xff, CC_ID_LEN);
+	pool[2][0] = 0x7f;
+	pool[3][0] = 0x80;
+	pool[4][0] = 0x80;
+	pool[4][15] = 1;
+	/* 5: ff...ff; 6: ff...fe */
+	memset(pool[5], 0xff, CC_ID_LEN);
+	memset(pool[6], 0xff, CC_ID_LEN);
+	pool[6][15] = 0xfe;
+	/* 7, 8: differ in the first byte only, on either side of 0x80 */
+	memset(pool[7], 0x11, CC_ID_LEN);
+	pool[7][0] = 0x7f;
+	memset(pool[8], 0x11, CC_ID_LEN);
+	pool[8][0] = 0x81;
+	/* 9..11: random */
+	for (int i = 9; i < POOL; i++)
+		for (int j = 0; j < CC_ID_LEN; j++)
+			pool[i][j] = (uint8_t) rnd();
+}
+
+static int64_t
+rnd_value(void)
+{
+	switch (rnd() % 16)
+	{
+		case 0:
+			return INT64_MAX;
+		case 1:
+			return INT64_MIN;
+		case 2:
+			return (int64_t) rnd();
+		default:
+			return (int64_t) (rnd() % 5) - 2;
+	}
+}
+
+static int64_t
+rnd_clock(void)
+{
+	switch (rnd() % 32)
+	{
+		case 0:
+			return INT64_MAX;
+		case 1:
+			return (int64_t) (rnd() >> 1) | 1;
+		default:
+			return (int64_t) (rnd() % 3) + 1;
+	}
+}
+
+/* A random canonical state: a subset of the pool, in id order. */
+static void
+rnd_state(rstate *r)
+{
+	bool		pick[POOL] = {false};
+	size_t		want;
+	cc_shard	sh[POOL];
+	size_t		k = 0;
+
+	r->n = 0;
+	r->tombstone = (rnd() % 24 == 0);
+	if (r->tombstone)
+		return;
+	want = rnd() % (MAXN + 1);
+	for (size_t i = 0; i < want; i++)
+		pick[rnd() % POOL] = true;
+	for (int i = 0; i < POOL; i++)
+		if (pick[i])
+		{
+			memcpy(sh[k].id, pool[i], CC_ID_LEN);
+			sh[k].clock = rnd_clock();
+			sh[k].value = rnd_value();
+			k++;
+		}
+	/* insertion sort by id */
+	for (size_t i = 1; i < k; i++)
+		for (size_t j = i; j > 0 && cc_id_cmp(sh[j - 1].id, sh[j].id) > 0; j--)
+		{
+			cc_shard	t = sh[j];
+
+			sh[j] = sh[j - 1];
+			sh[j - 1] = t;
+		}
+	for (size_t i = 0; i < k; i++)
+		cc_store(r->s, i, &sh[i]);
+	r->n = k;
+}
+
+/* merge(a, b) the way the SQL function does it: plan, then build. */
+static void
+merge_states(const rstate *a, const rstate *b, rstate *out)
+{
+	cc_view		va = {a->s, a->n, a->tombstone},
+				vb = {b->s, b->n, b->tombstone};
+
+	switch (cc_merge_plan(&va, &vb))
+	{
+		case CC_MERGE_TAKE_A:
+			*out = *a;
+			break;
+		case CC_MERGE_TAKE_B:
+			*out = *b;
+			break;
+		case CC_MERGE_BUILD:
+			out->tombstone = false;
+			out->n = cc_merge(a->s, a->n, b->s, b->n, out->s);
+			break;
+	}
+}
+
+static bool
+same(const rstate *a, const rstate *b)
+{
+	return cc_equal(a->s, a->n, a->tombstone, b->s, b->n, b->tombstone);
+}
+
+static long failures_shown = 0;
+
+static void
+report(const char *law, const rstate *a, const rstate *b, const rstate *c)
+{
+	if (failures_shown++ >= 10)
+		return;
+	fprintf(stderr, "law %s broken:\n  a = %s\n", law, state_text(a->s, a->n, a->tombstone));
+	if (b)
+		fprintf(stderr, "  b = %s\n", state_text(b->s, b->n, b->tombstone));
+	if (c)
+		fprintf(stderr, "  c = %s\n", state_text(c->s, c->n, c->tombstone));
+}
+
+/* Tallies one law over all cases: one check in the totals per law. */
+typedef struct law
+{
+	const char *name;
+	long		broken;
+} law;
+
+static void
+tally(law *l, bool ok, const rstate *a, const rstate *b, const rstate *c)
+{
+	if (!ok)
+	{
+		l->broken++;
+		report(l->name, a, b, c);
+	}
+}
+
+void
+test_random(long cases)
+{
+	static rstate a,
+				b,
+				c,
+				ab,
+				ba,
+				bc,
+				ab_c,
+				a_bc,
+				aa,
+				x;
+	law			comm = {"commutative", 0},
+				assoc = {"associative", 0},
+				idem = {"idempotent", 0},
+				canon = {"canonical result", 0},
+				text = {"parse(format(x)) = x", 0},
+				wire = {"decode(encode(x)) = x", 0},
+				into = {"merge_into = merge", 0},
+				digest = {"digest agrees with equality", 0},
+				inc = {"increment dominates its input", 0},
+				val = {"increment adds delta to the value", 0};
+	law		   *laws[] = {&comm, &assoc, &idem, &canon, &text, &wire, &into,
+	&digest, &inc, &val};
+	const char *seed_env = getenv("CC_TEST_SEED");
+	uint64_t	seed = seed_env ? strtoull(seed_env, NULL, 0) : 0x5eed2026ULL;
+	long		shared_ids = 0,
+				ties = 0,
+				boundary = 0;
+
+	rng_state = seed;
+	make_pool();
+	for (long i = 0; i < cases; i++)
+	{
+		char		txt[2048];
+		unsigned char wbuf[CC_WIRE_HEADER + 2 * MAXN * CC_SHARD_SIZE];
+		size_t		n;
+		bool		t;
+		cc_error	err;
+
+		rnd_state(&a);
+		rnd_state(&b);
+		rnd_state(&c);
+
+		merge_states(&a, &b, &ab);
+		merge_states(&b, &a, &ba);
+		tally(&comm, same(&ab, &ba), &a, &b, NULL);
+
+		merge_states(&ab, &c, &ab_c);
+		merge_states(&b, &c, &bc);
+		merge_states(&a, &bc, &a_bc);
+		tally(&assoc, same(&ab_c, &a_bc), &a, &b, &c);
+
+		merge_states(&a, &a, &aa);
+		tally(&idem, same(&aa, &a), &a, NULL, NULL);
+
+		tally(&canon, cc_check_canonical(ab.s, ab.n, CC_ERR_SYNTAX, NULL) == CC_OK &&
+			  (!ab.tombstone || ab.n == 0), &a, &b, NULL);
+
+		/* in place merge, when it applies, agrees */
+		if (!a.tombstone && !b.tombstone)
+		{
+			x = a;
+			if (cc_merge_into(x.s, x.n, b.s, b.n))
+				tally(&into, same(&x, &ab), &a, &b, NULL);
+			else
+			{
+				/* a partial in-place merge finished by cc_merge is the merge */
+				rstate		y;
+
+				y.tombstone = false;
+				y.n = cc_merge(x.s, x.n, b.s, b.n, y.s);
+				tally(&into, same(&y, &ab), &a, &b, NULL);
+			}
+		}
+
+		/* round trips */
+		cc_format(ab_c.s, ab_c.n, ab_c.tombstone, txt);
+		x.n = 0;
+		tally(&text, cc_parse(txt, strlen(txt), x.s, &x.n, &x.tombstone, &err) == CC_OK &&
+			  same(&x, &ab_c), &ab_c, NULL, NULL);
+		cc_encode(ab.s, ab.n, ab.tombstone, wbuf);
+		tally(&wire, cc_decode_header(wbuf, cc_wire_size(ab.n), &n, &t, &err) == CC_OK &&
+			  cc_decode_shards(wbuf, n, x.s, &err) == CC_OK &&
+			  (x.n = n, x.tombstone = t, same(&x, &ab)), &ab, NULL, NULL);
+
+		/* digests agree with state equality */
+		{
+			uint8_t		d1[CC_DIGEST_LEN],
+						d2[CC_DIGEST_LEN];
+
+			cc_digest(ab.s, ab.n, ab.tombstone, d1);
+			cc_digest(c.s, c.n, c.tombstone, d2);
+			tally(&digest, (memcmp(d1, d2, CC_DIGEST_LEN) == 0) == same(&ab, &c),
+				  &ab, &c, NULL);
+		}
+
+		/* a leader increment is above its input: merging them gives it */
+		if (!a.tombstone)
+		{
+			const uint8_t *w = pool[rnd() % POOL];
+			int64_t		delta = (int64_t) (rnd() % 7) - 3;
+			int64_t		before,
+						after;
+
+			if (cc_increment(a.s, a.n, w, delta, false, x.s, &x.n, &err) == CC_OK)
+			{
+				x.tombstone = false;
+				merge_states(&a, &x, &ab);
+				tally(&inc, same(&ab, &x) && !same(&x, &a), &a, &x, NULL);
+				if (cc_sum(a.s, a.n, &before, NULL) == CC_OK &&
+					cc_sum(x.s, x.n, &after, NULL) == CC_OK)
+					tally(&val, after - before == delta, &a, &x, NULL);
+			}
+		}
+
+		/* how often the interesting cases come up */
+		for (size_t k = 0; k < a.n; k++)
+			for (size_t m = 0; m < b.n; m++)
+			{
+				cc_shard	sa,
+							sb;
+
+				cc_load(a.s, k, &sa);
+				cc_load(b.s, m, &sb);
+				if (cc_id_cmp(sa.id, sb.id) == 0)
+				{
+					shared_ids++;
+					if (sa.clock == sb.clock)
+						ties++;
+				}
+			}
+		if (!a.tombstone && a.n >= 2)
+		{
+			bool		lo = false,
+						hi = false;
+
+			for (size_t k = 0; k < a.n; k++)
+			{
+				lo |= a.s[k * CC_SHARD_SIZE] == 0x7f;
+				hi |= a.s[k * CC_SHARD_SIZE] >= 0x80;
+			}
+			boundary += lo && hi;
+		}
+	}
+
+	for (size_t i = 0; i < sizeof(laws) / sizeof(laws[0]); i++)
+		CHECKF(laws[i]->broken == 0, "%s: broken in %ld of %ld cases",
+			   laws[i]->name, laws[i]->broken, cases);
+	/* the generator must actually produce ties, shared ids and the boundary */
+	CHECKF(cases < 1000 || (shared_ids > cases / 2 && ties > cases / 10 &&
+							boundary > cases / 10),
+		   "too few interesting cases: %ld shared ids, %ld ties, %ld across the boundary",
+		   shared_ids, ties, boundary);
+	printf("random: %ld cases (seed 0x%" PRIx64 "): %ld shared ids, %ld equal-clock ties, %ld states across 7fff/8000\n",
+		   cases, seed, shared_ids, ties, boundary);
+}

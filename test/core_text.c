@@ -1,0 +1,166 @@
+/*
+ * core_text.c
+ *	  Unit tests of the text form: accepted spellings, canonical output and
+ *	  the rejection of malformed text with a detail naming the bad part.
+ */
+#include <stdint.h>
+
+#include "cc_test.h"
+
+#define A "00000000-0000-0000-0000-000000000001"
+#define D "ffffffff-ffff-ffff-ffff-ffffffffffff"
+#define EX1 "0b6e7f3a-2d44-4c8e-9a51-3f0d2c7b1e90"
+#define EX2 "7f0cab51-fb72-3e98-bdb4-0404a982865d"
+
+static unsigned char buf[256 * CC_SHARD_SIZE];
+
+static void
+check_parses(const char *in, const char *canonical)
+{
+	bool		t;
+	size_t		n = 0;
+	cc_error	err;
+	cc_code		rc = cc_parse(in, strlen(in), buf, &n, &t, &err);
+	const char *got = rc == CC_OK ? state_text(buf, n, t) : err.detail;
+
+	CHECKF(rc == CC_OK && strcmp(got, canonical) == 0,
+		   "parse(\"%s\") gave \"%s\", expected \"%s\"", in, got, canonical);
+	CHECK(n <= cc_parse_capacity(in, strlen(in)));
+}
+
+/* Rejected with CC_ERR_SYNTAX and a detail that contains the given words. */
+static void
+check_rejects(const char *in, const char *detail_has)
+{
+	bool		t;
+	size_t		n;
+	cc_error	err;
+	cc_code		rc;
+
+	err.detail[0] = '\0';
+	rc = cc_parse(in, strlen(in), buf, &n, &t, &err);
+	CHECKF(rc == CC_ERR_SYNTAX && err.code == CC_ERR_SYNTAX &&
+		   strstr(err.detail, detail_has) != NULL,
+		   "parse(\"%s\") should fail mentioning \"%s\"; got rc %d, \"%s\"",
+		   in, detail_has, (int) rc, err.detail);
+}
+
+void
+test_text(void)
+{
+	/* SPEC example, and the forms it allows */
+	check_parses("{" EX1 ":3:42, " EX2 ":1:-5}", "{" EX1 ":3:42, " EX2 ":1:-5}");
+	check_parses("{" EX2 ":1:-5," EX1 ":3:42}", "{" EX1 ":3:42, " EX2 ":1:-5}");
+	check_parses(" \t\n{ 0B6E7F3A-2D44-4C8E-9A51-3F0D2C7B1E90 : 3 : 42 ,\r"
+				 EX2 "\f:\v1:-5 } \n", "{" EX1 ":3:42, " EX2 ":1:-5}");
+	check_parses("{}", "{}");
+	check_parses("  {  }  ", "{}");
+	check_parses("tombstone", "tombstone");
+	check_parses(" TombStone ", "tombstone");
+	check_parses("{" A ":+0001:+0}", "{" A ":1:0}");
+	check_parses("{" A ":9223372036854775807:-9223372036854775808}",
+				 "{" A ":9223372036854775807:-9223372036854775808}");
+	check_parses("{" A ":1:9223372036854775807}", "{" A ":1:9223372036854775807}");
+	check_parses("{" A ":1:-0}", "{" A ":1:0}");
+
+	/* structure */
+	check_rejects("", "Expected \"{\" or \"tombstone\", found end of input");
+	check_rejects("   ", "found end of input");
+	check_rejects("{", "Expected a writer id, found end of input");
+	check_rejects("}", "found \"}\" at position 1");
+	check_rejects("{}}", "Expected end of input, found \"}\" at position 3");
+	check_rejects("{{}}", "Expected a writer id, found \"{}}\"");
+	check_rejects("{},", "Expected end of input");
+	check_rejects("{} x", "found \"x\" at position 4");
+	check_rejects("tombstone x", "Expected end of input");
+	check_rejects("tombstones", "Expected end of input, found \"s\"");
+	check_rejects("tomb", "Expected \"{\" or \"tombstone\"");
+	check_rejects("tombstone{}", "Expected end of input");
+	check_rejects("{,}", "Expected a writer id, found \",}\"");
+	check_rejects("{" A ":1:1,}", "Expected a writer id, found \"}\"");
+	check_rejects("{," A ":1:1}", "Expected a writer id");
+	check_rejects("{" A ":1:1,," D ":1:1}", "Expected a writer id, found \",");
+	check_rejects("{" A ":1:1 " D ":1:1}", "Expected \",\" or \"}\" after a shard");
+	check_rejects("{" A ":1:1", "Expected \",\" or \"}\" after a shard, found end of input");
+	check_rejects("{" A ":1}", "Expected \":\" after a clock, found \"}\"");
+	check_rejects("{" A "}", "Expected \":\" after a writer id");
+	check_rejects("{" A ":1:1:1}", "Expected \",\" or \"}\" after a shard, found \":1}\"");
+	check_rejects("{" A "::1:1}", "Expected the clock of writer " A " as a whole number");
+	check_rejects("{" A ":1::1}", "Expected the value of writer " A);
+	check_rejects("{" A ":1:}", "Expected the value");
+	check_rejects("{" A ":1:-}", "Expected the value");
+	check_rejects("{" A ":+:1}", "Expected the clock");
+	check_rejects("{" A ":1:1.5}", "found \".5}\"");
+	check_rejects("{" A ":1:1e3}", "found \"e3}\"");
+	check_rejects("{" A ":1:0x10}", "found \"x10}\"");
+	check_rejects("{" A ":1 1:1}", "Expected \":\" after a clock");
+	check_rejects("{" A ":1:- 1}", "Expected the value");
+	check_rejects("5", "Expected \"{\" or \"tombstone\", found \"5\"");
+	check_rejects("{\xc3\xa9}", "found byte 0xc3 at position 2");
+
+	/* ids */
+	check_rejects("{00000000-0000-0000-0000-00000000001:1:1}", "Invalid writer id \"00000000-0000-0000-0000-00000000001\"");
+	check_rejects("{00000000-0000-0000-0000-0000000000011:1:1}", "Invalid writer id");
+	check_rejects("{00000000000000000000000000000001:1:1}", "Invalid writer id");
+	check_rejects("{0000000-00000-0000-0000-000000000001:1:1}", "Invalid writer id");
+	check_rejects("{{" A "}:1:1}", "Expected a writer id, found \"{");
+	check_rejects("{g0000000-0000-0000-0000-000000000001:1:1}", "Expected a writer id, found \"g");
+	check_rejects("{0000000g-0000-0000-0000-000000000001:1:1}", "Invalid writer id \"0000000\"");
+	check_rejects("{x:1:1}", "Expected a writer id");
+
+	/* numbers and clocks */
+	check_rejects("{" A ":0:1}", "Writer " A " has clock 0; clocks start at 1.");
+	check_rejects("{" A ":-1:1}", "has clock -1");
+	check_rejects("{" A ":-9223372036854775808:1}", "has clock -9223372036854775808");
+	check_rejects("{" A ":9223372036854775808:1}",
+				  "The clock \"9223372036854775808\" of writer " A " is out of range for type bigint.");
+	check_rejects("{" A ":1:9223372036854775808}", "The value \"9223372036854775808\"");
+	check_rejects("{" A ":1:-9223372036854775809}", "The value \"-9223372036854775809\"");
+	check_rejects("{" A ":1:99999999999999999999999}", "out of range for type bigint");
+	check_rejects("{" A ":1:00000000000000000000000000000000000000000000000000009223372036854775808}",
+				  "out of range");
+
+	/* duplicates, also in another letter case or order */
+	check_rejects("{" A ":1:1, " A ":2:2}", "Writer " A " appears more than once.");
+	check_rejects("{" EX2 ":1:1, " D ":1:1, 7F0CAB51-FB72-3E98-BDB4-0404A982865D:2:2}",
+				  "Writer " EX2 " appears more than once.");
+
+	/* an embedded NUL is refused, not read as the end */
+	{
+		const char nul[] = "{}\0{}";
+		bool		t;
+		size_t		n;
+		cc_error	err;
+
+		CHECK(cc_parse(nul, sizeof(nul) - 1, buf, &n, &t, &err) == CC_ERR_SYNTAX &&
+			  strstr(err.detail, "byte 0x00") != NULL);
+	}
+
+	/* uuid helpers */
+	{
+		uint8_t		id[CC_ID_LEN];
+		char		out[CC_UUID_TEXT_LEN + 1];
+
+		CHECK(cc_uuid_parse(EX2, 36, id) && id[0] == 0x7f && id[15] == 0x5d);
+		cc_uuid_format(id, out);
+		CHECK(strcmp(out, EX2) == 0);
+		CHECK(cc_uuid_parse("7F0CAB51-FB72-3E98-BDB4-0404A982865D", 36, id));
+		cc_uuid_format(id, out);
+		CHECK(strcmp(out, EX2) == 0);
+		CHECK(!cc_uuid_parse(EX2, 35, id));
+		CHECK(!cc_uuid_parse("7f0cab51fb72-3e98-bdb4-0404a982865d-", 36, id));
+		CHECK(!cc_uuid_parse("7f0cab51-fb72-3e98-bdb4-0404a982865g", 36, id));
+	}
+
+	/* format capacity holds the longest shards */
+	{
+		bool		t;
+		size_t		n = state_from_text("{" A ":9223372036854775807:-9223372036854775808, "
+										D ":9223372036854775807:-9223372036854775808}", buf, &t);
+		char		out[512];
+		size_t		len = cc_format(buf, n, t, out);
+
+		CHECK(len + 1 <= cc_format_capacity(n));
+		CHECK(len == strlen(out));
+	}
+}
