@@ -361,7 +361,8 @@ cc_parse(const char *str, size_t len, unsigned char *out,
 size_t
 cc_format_capacity(size_t n)
 {
-	return 3 + n * CC_MAX_SHARD_TEXT;
+	/* "{}" and a NUL, or "tombstone" and a NUL */
+	return n == 0 ? sizeof("tombstone") : 3 + n * CC_MAX_SHARD_TEXT;
 }
 
 /* Writes v in decimal and returns the number of characters. */

@@ -152,6 +152,14 @@ test_text(void)
 		CHECK(!cc_uuid_parse("7f0cab51-fb72-3e98-bdb4-0404a982865g", 36, id));
 	}
 
+	/* format capacity holds the tombstone keyword */
+	{
+		char		out[32];
+
+		CHECK(cc_format(buf, 0, true, out) + 1 <= cc_format_capacity(0));
+		CHECK(cc_format(buf, 0, false, out) + 1 <= cc_format_capacity(0));
+	}
+
 	/* format capacity holds the longest shards */
 	{
 		bool		t;
