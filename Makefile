@@ -17,7 +17,7 @@ DATA = $(wildcard counter_crdt--*.sql)
 
 REGRESS = type_io text_errors binary_io increment merge value aggregate \
 	parallel equality shards_digest writer_ids node_id seeds
-EXTRA_CLEAN = test/core_test
+EXTRA_CLEAN = test/core_test test/core_test_sanitize
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
@@ -32,3 +32,13 @@ test/core_test: $(CORE_TEST_SRCS) $(CORE_SRCS) test/cc_test.h src/cc_core.h src/
 .PHONY: core-test
 core-test: test/core_test
 	./test/core_test
+
+# The same tests under AddressSanitizer and UndefinedBehaviorSanitizer.
+SANITIZE_CC ?= clang
+SANITIZE_FLAGS ?= -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+test/core_test_sanitize: $(CORE_TEST_SRCS) $(CORE_SRCS) test/cc_test.h src/cc_core.h src/cc_hash.h
+	$(SANITIZE_CC) $(SANITIZE_FLAGS) -std=c99 -Wall -Wextra -Isrc -Itest -o $@ $(CORE_TEST_SRCS) $(CORE_SRCS)
+
+.PHONY: core-test-sanitize
+core-test-sanitize: test/core_test_sanitize
+	./test/core_test_sanitize 200000

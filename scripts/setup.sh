@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+#
+# setup.sh: installs what building and testing counter_crdt needs (Debian 12,
+# PostgreSQL 15), then builds and installs the extension.  Idempotent: it
+# installs only missing packages (apt-get update only then) and make rebuilds
+# only what changed.
+#
+#   bash scripts/setup.sh            # as root
+#   PG_CONFIG=/path/to/pg_config bash scripts/setup.sh
+#
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+# shellcheck source=scripts/pgcluster.sh
+source "$ROOT/scripts/pgcluster.sh"
+
+say() { echo "setup: $*"; }
+die() { echo "setup: ERROR: $*" >&2; exit 1; }
+
+PACKAGES=(postgresql-15 postgresql-server-dev-15 make gcc clang libipc-run-perl)
+
+installed()
+{
+	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
+}
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+	installed "$p" || missing+=("$p")
+done
+
+if [ "${#missing[@]}" -eq 0 ]; then
+	say "packages present: ${PACKAGES[*]}"
+else
+	[ "$(id -u)" -eq 0 ] || die "must run as root to install: ${missing[*]}"
+	say "installing: ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	aptlog=$(mktemp /tmp/setup-apt.XXXXXX)
+	policy_made=0
+	cleanup_apt()
+	{
+		if [ "$policy_made" -eq 1 ]; then rm -f /usr/sbin/policy-rc.d; fi
+		rm -f "$aptlog"
+	}
+	pgc_at_exit cleanup_apt
+	# Installing postgresql-15 creates and starts a "main" cluster on port
+	# 5432; nothing here needs it, so keep the package scripts from starting
+	# services (the Docker way), unless a policy is already in place.
+	if [ ! -e /usr/sbin/policy-rc.d ]; then
+		printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
+		chmod 755 /usr/sbin/policy-rc.d
+		policy_made=1
+	fi
+	online_before=$(pg_lsclusters -h 2>/dev/null | awk '$4 == "online" { print $1 "/" $2 }' || true)
+	if ! apt-get update -qq -o DPkg::Lock::Timeout=300 >"$aptlog" 2>&1; then
+		tail -n 30 "$aptlog" >&2
+		die "apt-get update failed"
+	fi
+	if ! apt-get install -y -qq --no-install-recommends -o Dpkg::Use-Pty=0 -o DPkg::Lock::Timeout=300 \
+		"${missing[@]}" >>"$aptlog" 2>&1; then
+		tail -n 40 "$aptlog" >&2
+		die "apt-get install failed"
+	fi
+	# If a packaged cluster got started anyway, stop the ones we started.
+	if command -v pg_lsclusters >/dev/null 2>&1; then
+		pg_lsclusters -h 2>/dev/null | awk '$4 == "online" { print $1 " " $2 }' |
+			while read -r ver name; do
+				if ! grep -qx "$ver/$name" <<<"$online_before"; then
+					say "stopping packaged cluster $ver/$name started by the install"
+					pg_ctlcluster "$ver" "$name" stop || true
+				fi
+			done
+	fi
+	for p in "${missing[@]}"; do
+		installed "$p" || die "$p still not installed"
+	done
+	say "installed: ${missing[*]}"
+fi
+
+PG_CONFIG=$(pgc_pg_config) || die "no pg_config"
+[ -x "$PG_CONFIG" ] || PG_CONFIG=$(command -v "$PG_CONFIG" || true)
+if [ -z "$PG_CONFIG" ] || [ ! -x "$PG_CONFIG" ]; then
+	die "pg_config not executable"
+fi
+export PG_CONFIG
+say "pg_config: $PG_CONFIG ($("$PG_CONFIG" --version))"
+
+# Build, showing compiler warnings and the full log only on failure.
+run_make()
+{
+	local what=$1 log
+	shift
+	log=$(mktemp /tmp/setup-make.XXXXXX)
+	if make -C "$ROOT" PG_CONFIG="$PG_CONFIG" "$@" >"$log" 2>&1; then
+		grep -iE 'warning:' "$log" | sort -u | sed 's/^/setup:   /' || true
+		rm -f "$log"
+		say "$what: ok"
+	else
+		tail -n 150 "$log" >&2
+		rm -f "$log"
+		die "$what failed"
+	fi
+}
+
+run_make "make" -j"$(nproc 2>/dev/null || echo 2)"
+run_make "make install" install
+
+# The server runs as the postgres OS user.  It needs no file of this tree
+# (the extension is installed into $(pg_config --sharedir) and --pkglibdir,
+# and pg_regress runs as a client); the TAP tests run from a copy.  Still,
+# say so when that user cannot read the tree.
+if [ "$(id -u)" -eq 0 ] && id postgres >/dev/null 2>&1; then
+	if ! runuser -u postgres -- test -r "$ROOT/Makefile"; then
+		say "note: the postgres OS user cannot read $ROOT (fine: tests use copies)"
+	fi
+fi
+say "done"
