@@ -415,8 +415,8 @@ cc_decode_header(const unsigned char *buf, size_t len,
 
 	if (len < CC_WIRE_HEADER)
 		return cc_fail(err, CC_ERR_BINARY,
-					   "The value has %zu bytes; the header alone takes %d.",
-					   len, CC_WIRE_HEADER);
+					   "The value is %zu byte%s long; the header alone takes %d.",
+					   len, len == 1 ? "" : "s", CC_WIRE_HEADER);
 	if (buf[0] != CC_WIRE_VERSION)
 		return cc_fail(err, CC_ERR_BINARY,
 					   "Format version %u is not supported; this build reads version %d.",
@@ -430,8 +430,10 @@ cc_decode_header(const unsigned char *buf, size_t len,
 	if ((len - CC_WIRE_HEADER) % CC_SHARD_SIZE != 0 ||
 		(len - CC_WIRE_HEADER) / CC_SHARD_SIZE != count)
 		return cc_fail(err, CC_ERR_BINARY,
-					   "The header announces %u shards but %zu bytes of shard data follow.",
-					   (unsigned) count, len - CC_WIRE_HEADER);
+					   "The header announces %u shard%s but %zu byte%s of shard data follow%s.",
+					   (unsigned) count, count == 1 ? "" : "s",
+					   len - CC_WIRE_HEADER, len - CC_WIRE_HEADER == 1 ? "" : "s",
+					   len - CC_WIRE_HEADER == 1 ? "s" : "");
 	*tombstone = (buf[1] & CC_WIRE_FLAG_TOMBSTONE) != 0;
 	if (*tombstone && count != 0)
 		return cc_fail(err, CC_ERR_BINARY,
