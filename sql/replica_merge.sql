@@ -1,0 +1,98 @@
+--
+-- counter_crdt_replica_merge(): merge on apply for logical replication.
+-- A REPLICA trigger fires where session_replication_role = replica, as in
+-- an apply worker, so this session plays the apply worker.
+--
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS counter_crdt;
+RESET client_min_messages;
+
+CREATE TABLE rm (k int PRIMARY KEY, c counter_crdt, d counter_crdt);
+SELECT counter_crdt_enable_replica_merge('rm');
+SELECT tgname, tgenabled FROM pg_trigger WHERE tgrelid = 'rm'::regclass;
+
+INSERT INTO rm VALUES
+  (1, '{00000000-0000-0000-0000-00000000000a:2:20}', NULL),
+  (2, '{00000000-0000-0000-0000-00000000000a:1:1}', '{}');
+
+-- Local writes (origin role): last writer wins as usual, the trigger is off.
+UPDATE rm SET c = '{00000000-0000-0000-0000-00000000000b:1:5}' WHERE k = 2;
+SELECT k, c, d FROM rm ORDER BY k;
+
+SET session_replication_role = replica;
+
+-- A replicated UPDATE merges: the local shard of writer a survives.
+UPDATE rm SET c = '{00000000-0000-0000-0000-00000000000a:1:10, 00000000-0000-0000-0000-00000000000b:3:30}',
+              d = '{00000000-0000-0000-0000-00000000000c:1:7}'
+ WHERE k = 1;
+SELECT k, c, d, c::bigint + d::bigint AS total FROM rm ORDER BY k;
+
+-- Applying the same or an older state changes nothing and writes nothing:
+-- the row keeps its ctid (no new row version).
+SELECT ctid AS before_ctid FROM rm WHERE k = 1 \gset
+UPDATE rm SET c = '{00000000-0000-0000-0000-00000000000a:1:1}' WHERE k = 1;
+UPDATE rm SET c = c, d = NULL WHERE k = 1;
+SELECT ctid = :'before_ctid' AS unchanged, c, d FROM rm WHERE k = 1;
+
+-- A replicated INSERT of an existing key merges into the local row.
+INSERT INTO rm VALUES (2, '{00000000-0000-0000-0000-00000000000a:5:50}', '{00000000-0000-0000-0000-00000000000a:1:1}');
+-- and of a new key inserts it.
+INSERT INTO rm VALUES (3, '{00000000-0000-0000-0000-00000000000c:1:3}', NULL);
+SELECT k, c, d FROM rm ORDER BY k;
+
+-- Tombstones win on apply as in every merge; NULL incoming keeps local.
+UPDATE rm SET c = 'tombstone' WHERE k = 3;
+UPDATE rm SET c = '{00000000-0000-0000-0000-00000000000c:9:9}' WHERE k = 3;
+INSERT INTO rm VALUES (2, NULL, NULL);
+SELECT k, c, d FROM rm ORDER BY k;
+
+-- A replicated DELETE stays a delete.
+DELETE FROM rm WHERE k = 3;
+SELECT count(*) FROM rm WHERE k = 3;
+
+-- A key cannot change under a merge.
+UPDATE rm SET k = 10 WHERE k = 1;
+SELECT k FROM rm ORDER BY k;
+
+RESET session_replication_role;
+
+-- Tables the trigger cannot merge get an error at trigger time.
+CREATE TABLE rm_other (k int PRIMARY KEY, c counter_crdt, note text);
+SELECT counter_crdt_enable_replica_merge('rm_other');
+CREATE TABLE rm_nopk (k int, c counter_crdt);
+SELECT counter_crdt_enable_replica_merge('rm_nopk');
+CREATE TABLE rm_nocounter (k int PRIMARY KEY, v bigint);
+SELECT counter_crdt_enable_replica_merge('rm_nocounter');
+INSERT INTO rm_other VALUES (1, '{}', 'x');
+SET session_replication_role = replica;
+INSERT INTO rm_other VALUES (1, '{}', 'x');
+UPDATE rm_other SET c = '{00000000-0000-0000-0000-00000000000a:1:1}';
+INSERT INTO rm_nopk VALUES (1, '{}');
+INSERT INTO rm_nocounter VALUES (1, 1);
+RESET session_replication_role;
+SELECT count(*) FROM rm_other;
+SELECT count(*) FROM rm_nopk;
+
+-- Keys of several columns, quoted names, a schema of its own, and a
+-- search_path that finds neither the table nor the extension.
+CREATE SCHEMA "Odd Schema";
+CREATE TABLE "Odd Schema"."Hits" ("Site" text, day date, "Count" counter_crdt,
+                                  PRIMARY KEY ("Site", day));
+SELECT counter_crdt_enable_replica_merge('"Odd Schema"."Hits"');
+INSERT INTO "Odd Schema"."Hits" VALUES ('a', '2026-01-01', '{00000000-0000-0000-0000-00000000000a:1:1}');
+SET search_path = pg_catalog;
+SET session_replication_role = replica;
+INSERT INTO "Odd Schema"."Hits" VALUES ('a', '2026-01-01', '{00000000-0000-0000-0000-00000000000b:1:2}');
+INSERT INTO "Odd Schema"."Hits" VALUES ('a', '2026-01-02', '{00000000-0000-0000-0000-00000000000b:1:4}');
+RESET session_replication_role;
+RESET search_path;
+SELECT "Site", day, "Count", "Count"::bigint FROM "Odd Schema"."Hits" ORDER BY 1, 2;
+
+-- Called any other way, it refuses.
+SELECT counter_crdt_replica_merge();
+CREATE TRIGGER bad AFTER INSERT ON rm FOR EACH ROW EXECUTE FUNCTION counter_crdt_replica_merge();
+INSERT INTO rm VALUES (7, '{}', '{}');
+DROP TRIGGER bad ON rm;
+
+DROP TABLE rm, rm_other, rm_nopk, rm_nocounter;
+DROP SCHEMA "Odd Schema" CASCADE;
