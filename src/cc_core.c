@@ -65,10 +65,17 @@ cc_check_canonical(const unsigned char *s, size_t n, cc_code fail,
 	return CC_OK;
 }
 
+/*
+ * The sum is exact: only the total must fit in int64, not every partial sum,
+ * so that the value does not depend on the order of the writer ids.  Each
+ * overflow of the running int64 sum wraps by 2^64 and is counted; the total
+ * fits exactly when the wraps cancel out.
+ */
 cc_code
 cc_sum(const unsigned char *s, size_t n, int64_t *out, cc_error *err)
 {
 	int64_t		sum = 0;
+	int64_t		wraps = 0;
 
 	for (size_t i = 0; i < n; i++)
 	{
@@ -77,9 +84,11 @@ cc_sum(const unsigned char *s, size_t n, int64_t *out, cc_error *err)
 		memcpy(&v, s + i * CC_SHARD_SIZE + CC_ID_LEN + sizeof(int64_t),
 			   sizeof(v));
 		if (__builtin_add_overflow(sum, v, &sum))
-			return cc_fail(err, CC_ERR_OVERFLOW,
-						   "The sum of the shard values leaves the bigint range.");
+			wraps += (v > 0) ? 1 : -1;
 	}
+	if (wraps != 0)
+		return cc_fail(err, CC_ERR_OVERFLOW,
+					   "The sum of the shard values leaves the bigint range.");
 	*out = sum;
 	return CC_OK;
 }

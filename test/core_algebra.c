@@ -182,8 +182,24 @@ test_sum(void)
 	CHECK(cc_sum(sa, n, &sum, &err) == CC_OK && sum == 98);
 	n = state_from_text("{" A ":1:9223372036854775807, " B ":1:-1, " C ":1:1}", sa, &t);
 	CHECK(cc_sum(sa, n, &sum, &err) == CC_OK && sum == INT64_MAX);
-	/* an intermediate overflow is an overflow: the sum is checked in order */
-	n = state_from_text("{" A ":1:9223372036854775807, " B ":1:1, " C ":1:-1}", sa, &t);
+	/* only the total must fit: partial sums may leave the range */
+	n = state_from_text("{" A ":1:9223372036854775807, " B ":1:1, " C ":1:-2}", sa, &t);
+	CHECK(cc_sum(sa, n, &sum, &err) == CC_OK && sum == INT64_MAX - 1);
+	n = state_from_text("{" A ":1:9223372036854775807, " B ":1:9223372036854775807, "
+						C ":1:-9223372036854775808, " D ":1:-9223372036854775808}", sa, &t);
+	CHECK(cc_sum(sa, n, &sum, &err) == CC_OK && sum == -2);
+	n = state_from_text("{" A ":1:-9223372036854775808, " B ":1:-9223372036854775808, "
+						C ":1:9223372036854775807, " D ":1:9223372036854775807}", sa, &t);
+	CHECK(cc_sum(sa, n, &sum, &err) == CC_OK && sum == -2);
+	n = state_from_text("{" A ":1:9223372036854775807, " B ":1:9223372036854775807, "
+						C ":1:-9223372036854775808}", sa, &t);
+	CHECK(cc_sum(sa, n, &sum, &err) == CC_OK && sum == INT64_MAX - 1);
+	/* a total outside the range is an error, wherever the overflow happens */
+	n = state_from_text("{" A ":1:9223372036854775807, " B ":1:9223372036854775807, "
+						C ":1:-1}", sa, &t);
+	CHECK(cc_sum(sa, n, &sum, &err) == CC_ERR_OVERFLOW);
+	n = state_from_text("{" A ":1:-1, " B ":1:9223372036854775807, "
+						C ":1:9223372036854775807}", sa, &t);
 	CHECK(cc_sum(sa, n, &sum, &err) == CC_ERR_OVERFLOW);
 	n = state_from_text("{" A ":1:-9223372036854775808, " B ":1:-1}", sa, &t);
 	CHECK(cc_sum(sa, n, &sum, &err) == CC_ERR_OVERFLOW);
