@@ -172,8 +172,15 @@ cc_merge_count(const unsigned char *a, size_t na,
 	return k + (na - i) + (nb - j);
 }
 
-bool
-cc_merge_into(unsigned char *a, size_t na, const unsigned char *b, size_t nb)
+/*
+ * Walks b against a, both sorted, for the two merges that need no new
+ * shard: false as soon as b holds an id that a lacks.  A shard of b that
+ * wins over a's is written into out (a itself) when out is given, and makes
+ * the walk fail when it is not.
+ */
+static inline bool
+cc_walk_subset(const unsigned char *a, size_t na,
+			   const unsigned char *b, size_t nb, unsigned char *out)
 {
 	size_t		i = 0;
 	cc_shard	sa,
@@ -197,40 +204,26 @@ cc_merge_into(unsigned char *a, size_t na, const unsigned char *b, size_t nb)
 				break;
 		}
 		if (cc_b_wins(&sa, &sb))
-			cc_store(a, i - 1, &sb);
+		{
+			if (out == NULL)
+				return false;
+			cc_store(out, i - 1, &sb);
+		}
 	}
 	return true;
+}
+
+bool
+cc_merge_into(unsigned char *a, size_t na, const unsigned char *b, size_t nb)
+{
+	return cc_walk_subset(a, na, b, nb, a);
 }
 
 bool
 cc_merge_is_noop(const unsigned char *a, size_t na,
 				 const unsigned char *b, size_t nb)
 {
-	size_t		i = 0;
-	cc_shard	sa,
-				sb;
-
-	for (size_t j = 0; j < nb; j++)
-	{
-		cc_load(b, j, &sb);
-		for (;;)
-		{
-			int			c;
-
-			if (i == na)
-				return false;
-			cc_load(a, i, &sa);
-			c = cc_id_cmp(sa.id, sb.id);
-			if (c > 0)
-				return false;
-			i++;
-			if (c == 0)
-				break;
-		}
-		if (cc_b_wins(&sa, &sb))
-			return false;
-	}
-	return true;
+	return cc_walk_subset(a, na, b, nb, NULL);
 }
 
 cc_merge_kind
