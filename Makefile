@@ -18,7 +18,7 @@ DATA = $(wildcard counter_crdt--*.sql)
 
 REGRESS = type_io text_errors binary_io increment merge value aggregate \
 	parallel equality shards_digest writer_ids node_id seeds replica_merge
-EXTRA_CLEAN = test/core_test test/core_test_sanitize
+EXTRA_CLEAN = test/core_test test/core_test_sanitize test/microbench
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
@@ -43,3 +43,12 @@ test/core_test_sanitize: $(CORE_TEST_SRCS) $(CORE_SRCS) test/cc_test.h src/cc_co
 .PHONY: core-test-sanitize
 core-test-sanitize: test/core_test_sanitize
 	./test/core_test_sanitize 200000
+
+# Instruction counts of the hot operations (merge, increment, sum, parse,
+# format) under callgrind, to compare versions exactly.
+test/microbench: test/microbench.c $(CORE_SRCS) src/cc_core.h
+	$(CC) $(CORE_TEST_CFLAGS) -Isrc -o $@ test/microbench.c $(CORE_SRCS)
+
+.PHONY: microbench
+microbench: test/microbench
+	bash test/instructions.sh test/microbench

@@ -313,16 +313,18 @@ cc_parse(const char *str, size_t len, unsigned char *out,
 
 				if ((rc = cc_parse_id(&p, sh.id)) != CC_OK)
 					return rc;
-				cc_uuid_format(sh.id, idtext);
 				if ((rc = cc_expect(&p, ':', "after a writer id")) != CC_OK ||
 					(rc = cc_parse_int64(&p, "clock", sh.id, &sh.clock)) != CC_OK ||
 					(rc = cc_expect(&p, ':', "after a clock")) != CC_OK ||
 					(rc = cc_parse_int64(&p, "value", sh.id, &sh.value)) != CC_OK)
 					return rc;
 				if (sh.clock < 1)
+				{
+					cc_uuid_format(sh.id, idtext);
 					return cc_fail_text(err,
 										"Writer %s has clock %lld; clocks start at 1.",
 										idtext, (long long) sh.clock);
+				}
 				if (count > 0 &&
 					cc_id_cmp(out + (count - 1) * CC_SHARD_SIZE, sh.id) >= 0)
 					sorted = false;
