@@ -16,9 +16,18 @@ LANGUAGE C;
 COMMENT ON FUNCTION @extschema@.counter_crdt_replica_merge() IS
 'trigger merging replicated rows into local counters; enable it as a REPLICA trigger';
 
--- Sets the trigger up on a table: created, then enabled for replication
--- apply only.  The table is named by regclass, so no identifier is ever
--- pasted in from text.
+-- Volatile: it writes.  Enabled as an ordinary trigger: local deletes only.
+CREATE FUNCTION @extschema@.counter_crdt_delete_as_tombstone()
+RETURNS trigger
+AS 'MODULE_PATHNAME', 'counter_crdt_delete_as_tombstone'
+LANGUAGE C;
+
+COMMENT ON FUNCTION @extschema@.counter_crdt_delete_as_tombstone() IS
+'trigger turning a local DELETE of a row into tombstones in its counters, so that the delete wins on every replica';
+
+-- Sets a table up: the merge trigger, enabled for replication apply only,
+-- and the delete trigger, for local deletes only.  The table is named by
+-- regclass, so no identifier is ever pasted in from text.
 CREATE FUNCTION @extschema@.counter_crdt_enable_replica_merge(tbl regclass)
 RETURNS void
 LANGUAGE plpgsql
@@ -30,8 +39,12 @@ BEGIN
 				   ' FOR EACH ROW EXECUTE FUNCTION @extschema@.counter_crdt_replica_merge()',
 				   tbl);
 	EXECUTE format('ALTER TABLE %s ENABLE REPLICA TRIGGER counter_crdt_replica_merge', tbl);
+	EXECUTE format('CREATE TRIGGER counter_crdt_delete_as_tombstone'
+				   ' BEFORE DELETE ON %s'
+				   ' FOR EACH ROW EXECUTE FUNCTION @extschema@.counter_crdt_delete_as_tombstone()',
+				   tbl);
 END
 $$;
 
 COMMENT ON FUNCTION @extschema@.counter_crdt_enable_replica_merge(regclass) IS
-'creates trigger counter_crdt_replica_merge on a table and enables it for replication apply only';
+'sets a table up for multi-server replication: merge on apply, local deletes as tombstones';

@@ -9,7 +9,7 @@ RESET client_min_messages;
 
 CREATE TABLE rm (k int PRIMARY KEY, c counter_crdt, d counter_crdt);
 SELECT counter_crdt_enable_replica_merge('rm');
-SELECT tgname, tgenabled FROM pg_trigger WHERE tgrelid = 'rm'::regclass;
+SELECT tgname, tgenabled FROM pg_trigger WHERE tgrelid = 'rm'::regclass ORDER BY tgname;
 
 INSERT INTO rm VALUES
   (1, '{00000000-0000-0000-0000-00000000000a:2:20}', NULL),
@@ -56,6 +56,28 @@ SELECT k FROM rm ORDER BY k;
 
 RESET session_replication_role;
 
+-- A local DELETE turns the row's counters into tombstones instead: the row
+-- stays, reads as NULL, and wins every merge on every replica.
+INSERT INTO rm VALUES (4, '{00000000-0000-0000-0000-00000000000a:1:4}', NULL);
+DELETE FROM rm WHERE k = 4;
+SELECT k, c, d, c::bigint AS value FROM rm WHERE k = 4;
+-- increments after the delete are ignored, and so are stale replica states
+UPDATE rm SET c = c + 1, d = d + 1 WHERE k = 4;
+SET session_replication_role = replica;
+INSERT INTO rm VALUES (4, '{00000000-0000-0000-0000-00000000000a:9:9}', '{}');
+RESET session_replication_role;
+SELECT k, c, d FROM rm WHERE k = 4;
+-- deleting it again writes nothing
+SELECT ctid AS before_ctid FROM rm WHERE k = 4 \gset
+DELETE FROM rm WHERE k = 4;
+SELECT ctid = :'before_ctid' AS unchanged FROM rm WHERE k = 4;
+-- a transaction that deletes and rolls back leaves the counter live
+BEGIN;
+DELETE FROM rm WHERE k = 2;
+SELECT c FROM rm WHERE k = 2;
+ROLLBACK;
+SELECT c::bigint FROM rm WHERE k = 2;
+
 -- Tables the trigger cannot merge get an error at trigger time.
 CREATE TABLE rm_other (k int PRIMARY KEY, c counter_crdt, note text);
 SELECT counter_crdt_enable_replica_merge('rm_other');
@@ -70,6 +92,7 @@ UPDATE rm_other SET c = '{00000000-0000-0000-0000-00000000000a:1:1}';
 INSERT INTO rm_nopk VALUES (1, '{}');
 INSERT INTO rm_nocounter VALUES (1, 1);
 RESET session_replication_role;
+DELETE FROM rm_other WHERE k = 1;
 SELECT count(*) FROM rm_other;
 SELECT count(*) FROM rm_nopk;
 
@@ -92,6 +115,10 @@ SELECT "Site", day, "Count", "Count"::bigint FROM "Odd Schema"."Hits" ORDER BY 1
 SELECT counter_crdt_replica_merge();
 CREATE TRIGGER bad AFTER INSERT ON rm FOR EACH ROW EXECUTE FUNCTION counter_crdt_replica_merge();
 INSERT INTO rm VALUES (7, '{}', '{}');
+DROP TRIGGER bad ON rm;
+SELECT counter_crdt_delete_as_tombstone();
+CREATE TRIGGER bad BEFORE UPDATE ON rm FOR EACH ROW EXECUTE FUNCTION counter_crdt_delete_as_tombstone();
+UPDATE rm SET c = c WHERE k = 1;
 DROP TRIGGER bad ON rm;
 
 DROP TABLE rm, rm_other, rm_nopk, rm_nocounter;

@@ -16,7 +16,13 @@
  *	  into the existing row, so an insert of a key that exists locally merges
  *	  instead of stopping the subscription with a unique violation.
  *
- * A replicated DELETE stays a delete.
+ * A replicated DELETE stays a delete.  A DELETE made locally, though, could
+ * not win a race with increments made elsewhere: a server that has not seen
+ * it yet re-creates the row, and PostgreSQL 15, which publishes again what it
+ * applies, sends deletes and stale rows around the servers for ever.  So the
+ * second trigger here, counter_crdt_delete_as_tombstone(), turns a local
+ * DELETE of a row into tombstones in its counters: the row stays, reads as
+ * NULL, and wins every merge, as a deleted counter does in ScyllaDB.
  *
  * Only counters and primary key columns may stand in such a table (as in
  * ScyllaDB and Cassandra, where a table with counters holds nothing else):
@@ -40,6 +46,7 @@
 #include "utils/syscache.h"
 
 PG_FUNCTION_INFO_V1(counter_crdt_replica_merge);
+PG_FUNCTION_INFO_V1(counter_crdt_delete_as_tombstone);
 
 /* Set while this trigger runs its own INSERT ... ON CONFLICT. */
 static bool in_own_insert = false;
@@ -272,27 +279,29 @@ cc_merge_insert(TriggerData *td, const CcTableInfo *info, Oid merge_nsp)
 	SPI_finish();
 }
 
-Datum
-counter_crdt_replica_merge(PG_FUNCTION_ARGS)
+/*
+ * Checks how a trigger function of ours was called and reads the table;
+ * returns the schema of the extension.
+ */
+static Oid
+cc_trigger_setup(FunctionCallInfo fcinfo, const char *name, bool for_delete,
+				 CcTableInfo *info)
 {
 	TriggerData *td = (TriggerData *) fcinfo->context;
-	CcTableInfo info;
 	Oid			nsp;
 	Oid			counter_type;
 
 	if (!CALLED_AS_TRIGGER(fcinfo))
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-				 errmsg("counter_crdt_replica_merge() must be called as a trigger")));
+				 errmsg("%s() must be called as a trigger", name)));
 	if (!TRIGGER_FIRED_BEFORE(td->tg_event) || !TRIGGER_FIRED_FOR_ROW(td->tg_event) ||
-		TRIGGER_FIRED_BY_DELETE(td->tg_event) || TRIGGER_FIRED_BY_TRUNCATE(td->tg_event))
+		TRIGGER_FIRED_BY_TRUNCATE(td->tg_event) ||
+		(TRIGGER_FIRED_BY_DELETE(td->tg_event) != for_delete))
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-				 errmsg("counter_crdt_replica_merge() must be a BEFORE INSERT OR UPDATE trigger FOR EACH ROW")));
-
-	/* Our own INSERT ... ON CONFLICT: let its row through. */
-	if (in_own_insert && TRIGGER_FIRED_BY_INSERT(td->tg_event))
-		return PointerGetDatum(td->tg_trigtuple);
+				 errmsg("%s() must be a BEFORE %s trigger FOR EACH ROW",
+						name, for_delete ? "DELETE" : "INSERT OR UPDATE")));
 
 	/* The counter type lives in the schema of this function. */
 	nsp = get_func_namespace(fcinfo->flinfo->fn_oid);
@@ -300,12 +309,91 @@ counter_crdt_replica_merge(PG_FUNCTION_ARGS)
 								   CStringGetDatum("counter_crdt"),
 								   ObjectIdGetDatum(nsp));
 	if (!OidIsValid(counter_type))
-		elog(ERROR, "type counter_crdt not found in the schema of counter_crdt_replica_merge()");
-	cc_table_info(td->tg_relation, counter_type, &info);
+		elog(ERROR, "type counter_crdt not found in the schema of %s()", name);
+	cc_table_info(td->tg_relation, counter_type, info);
+	return nsp;
+}
 
+Datum
+counter_crdt_replica_merge(PG_FUNCTION_ARGS)
+{
+	TriggerData *td = (TriggerData *) fcinfo->context;
+	CcTableInfo info;
+	Oid			nsp;
+
+	/* Our own INSERT ... ON CONFLICT: let its row through. */
+	if (in_own_insert && CALLED_AS_TRIGGER(fcinfo) &&
+		TRIGGER_FIRED_BY_INSERT(td->tg_event))
+		return PointerGetDatum(td->tg_trigtuple);
+
+	nsp = cc_trigger_setup(fcinfo, "counter_crdt_replica_merge", false, &info);
 	if (TRIGGER_FIRED_BY_UPDATE(td->tg_event))
 		return PointerGetDatum(cc_merge_update(td, &info));
 
 	cc_merge_insert(td, &info, nsp);
+	return PointerGetDatum(NULL);
+}
+
+/*
+ * BEFORE DELETE: every counter of the row becomes a tombstone, by an UPDATE
+ * of the row, and the delete itself is skipped.  A row whose counters are
+ * all tombstones already is left as it is.
+ */
+Datum
+counter_crdt_delete_as_tombstone(PG_FUNCTION_ARGS)
+{
+	TriggerData *td = (TriggerData *) fcinfo->context;
+	Relation	rel;
+	TupleDesc	desc;
+	CcTableInfo info;
+	StringInfoData sql;
+	bool		first = true;
+	bool		all_tombstones = true;
+	Oid			argtypes[1] = {TIDOID};
+	Datum		args[1];
+	int			rc;
+
+	cc_trigger_setup(fcinfo, "counter_crdt_delete_as_tombstone", true, &info);
+	rel = td->tg_relation;
+	desc = RelationGetDescr(rel);
+
+	initStringInfo(&sql);
+	appendStringInfo(&sql, "UPDATE ONLY %s SET ",
+					 quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
+												RelationGetRelationName(rel)));
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+		bool		isnull;
+		Datum		d;
+
+		if (att->attisdropped || !info.is_counter[i])
+			continue;
+		d = heap_getattr(td->tg_trigtuple, i + 1, desc, &isnull);
+		if (isnull)
+			all_tombstones = false;
+		else
+		{
+			cc_view		v;
+
+			cc_datum_view(d, &v);
+			all_tombstones &= v.tombstone;
+		}
+		appendStringInfo(&sql, "%s%s = 'tombstone'", first ? "" : ", ",
+						 quote_identifier(NameStr(att->attname)));
+		first = false;
+	}
+	if (all_tombstones)
+		return PointerGetDatum(NULL);
+	appendStringInfoString(&sql, " WHERE ctid = $1");
+
+	args[0] = PointerGetDatum(&td->tg_trigtuple->t_self);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	rc = SPI_execute_with_args(sql.data, 1, argtypes, args, NULL, false, 0);
+	if (rc != SPI_OK_UPDATE || SPI_processed != 1)
+		elog(ERROR, "counter_crdt_delete_as_tombstone: update of %s failed: %s",
+			 RelationGetRelationName(rel), SPI_result_code_string(rc));
+	SPI_finish();
 	return PointerGetDatum(NULL);
 }
