@@ -17,7 +17,8 @@ OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 DATA = $(wildcard counter_crdt--*.sql)
 
 REGRESS = type_io text_errors binary_io increment merge value aggregate \
-	parallel equality shards_digest writer_ids node_id seeds replica_merge
+	parallel equality shards_digest writer_ids node_id seeds replica_merge \
+	upgrade
 EXTRA_CLEAN = test/core_test test/core_test_sanitize test/microbench
 
 PG_CONFIG ?= pg_config

@@ -277,3 +277,5 @@ COMMENT ON OPERATOR @extschema@.<> (@extschema@.counter_crdt, @extschema@.counte
 'state inequality of counters';
 COMMENT ON OPERATOR CLASS @extschema@.counter_crdt_ops USING hash IS
 'hash operator class of counter_crdt (DISTINCT, GROUP BY, hash joins)';
+COMMENT ON OPERATOR FAMILY @extschema@.counter_crdt_ops USING hash IS
+'hash operator family of counter_crdt';
