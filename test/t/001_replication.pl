@@ -261,7 +261,7 @@ sub check_logs
 		# lost connection: that is no apply error.
 		my @err = grep {
 			/ERROR:|FATAL:|PANIC:|logical replication .* error|terminated by signal/
-			  && !/could not receive data from WAL stream|could not connect to the publisher|server closed the connection unexpectedly|terminating connection due to administrator command|terminating logical replication worker due to administrator command|the database system is (starting up|shutting down|in recovery mode)|connection to server .* failed/
+			  && !/could not receive data from WAL stream|could not connect to the publisher|server closed the connection unexpectedly|terminating connection due to administrator command|terminating logical replication worker due to administrator command|the database system is (starting up|not yet accepting connections|shutting down|in recovery mode)|connection to server .* failed/
 		} split /\n/, $log;
 		ok(!@err, "$label: no errors in log of " . $node->name)
 		  or diag(join("\n", @err[ 0 .. ($#err < 9 ? $#err : 9) ]));
