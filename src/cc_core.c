@@ -111,32 +111,33 @@ cc_merge(const unsigned char *a, size_t na,
 	size_t		i = 0,
 				j = 0,
 				k = 0;
-	cc_shard	sa,
-				sb;
 
 	while (i < na && j < nb)
 	{
-		int			c;
+		const unsigned char *pa = a + i * CC_SHARD_SIZE;
+		const unsigned char *pb = b + j * CC_SHARD_SIZE;
+		int			c = cc_id_cmp(pa, pb);
 
-		cc_load(a, i, &sa);
-		cc_load(b, j, &sb);
-		c = cc_id_cmp(sa.id, sb.id);
-		if (c < 0)
+		if (c == 0)
 		{
-			cc_store(out, k++, &sa);
+			cc_shard	sa,
+						sb;
+
+			cc_load(a, i, &sa);
+			cc_load(b, j, &sb);
+			if (cc_b_wins(&sa, &sb))
+				pa = pb;
 			i++;
-		}
-		else if (c > 0)
-		{
-			cc_store(out, k++, &sb);
 			j++;
 		}
+		else if (c < 0)
+			i++;
 		else
 		{
-			cc_store(out, k++, cc_b_wins(&sa, &sb) ? &sb : &sa);
-			i++;
+			pa = pb;
 			j++;
 		}
+		memcpy(out + k++ * CC_SHARD_SIZE, pa, CC_SHARD_SIZE);
 	}
 	if (i < na)
 	{
@@ -183,26 +184,29 @@ cc_walk_subset(const unsigned char *a, size_t na,
 			   const unsigned char *b, size_t nb, unsigned char *out)
 {
 	size_t		i = 0;
-	cc_shard	sa,
-				sb;
 
 	for (size_t j = 0; j < nb; j++)
 	{
-		cc_load(b, j, &sb);
+		const unsigned char *pb = b + j * CC_SHARD_SIZE;
+		cc_shard	sa,
+					sb;
+
+		/* Ids are compared where they lie; only a match loads the shards. */
 		for (;;)
 		{
 			int			c;
 
 			if (i == na)
 				return false;
-			cc_load(a, i, &sa);
-			c = cc_id_cmp(sa.id, sb.id);
+			c = cc_id_cmp(a + i * CC_SHARD_SIZE, pb);
 			if (c > 0)
 				return false;
 			i++;
 			if (c == 0)
 				break;
 		}
+		cc_load(a, i - 1, &sa);
+		cc_load(b, j, &sb);
 		if (cc_b_wins(&sa, &sb))
 		{
 			if (out == NULL)

@@ -88,10 +88,39 @@ cc_store(unsigned char *base, size_t i, const cc_shard *s)
 	memcpy(base + i * CC_SHARD_SIZE, s, CC_SHARD_SIZE);
 }
 
+/*
+ * Ids compare as unsigned bytes, which is what memcmp does; two 8-byte loads
+ * read as big-endian numbers give the same order without a call.
+ */
+static inline uint64_t
+cc_load_be64(const uint8_t *p)
+{
+	uint64_t	v;
+
+	memcpy(&v, p, sizeof(v));
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	v = __builtin_bswap64(v);
+#elif !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_BIG_ENDIAN__
+	v = ((uint64_t) p[0] << 56) | ((uint64_t) p[1] << 48) |
+		((uint64_t) p[2] << 40) | ((uint64_t) p[3] << 32) |
+		((uint64_t) p[4] << 24) | ((uint64_t) p[5] << 16) |
+		((uint64_t) p[6] << 8) | (uint64_t) p[7];
+#endif
+	return v;
+}
+
 static inline int
 cc_id_cmp(const uint8_t *a, const uint8_t *b)
 {
-	return memcmp(a, b, CC_ID_LEN);
+	uint64_t	x = cc_load_be64(a),
+				y = cc_load_be64(b);
+
+	if (x == y)
+	{
+		x = cc_load_be64(a + 8);
+		y = cc_load_be64(b + 8);
+	}
+	return (x > y) - (x < y);
 }
 
 /* --- algebra (cc_core.c) --- */
