@@ -242,8 +242,8 @@ CREATE OPERATOR @extschema@.= (
 	FUNCTION = @extschema@.counter_crdt_eq,
 	COMMUTATOR = OPERATOR(@extschema@.=),
 	NEGATOR = OPERATOR(@extschema@.<>),
-	RESTRICT = eqsel,
-	JOIN = eqjoinsel,
+	RESTRICT = pg_catalog.eqsel,
+	JOIN = pg_catalog.eqjoinsel,
 	HASHES
 );
 
@@ -253,8 +253,8 @@ CREATE OPERATOR @extschema@.<> (
 	FUNCTION = @extschema@.counter_crdt_ne,
 	COMMUTATOR = OPERATOR(@extschema@.<>),
 	NEGATOR = OPERATOR(@extschema@.=),
-	RESTRICT = neqsel,
-	JOIN = neqjoinsel
+	RESTRICT = pg_catalog.neqsel,
+	JOIN = pg_catalog.neqjoinsel
 );
 
 CREATE OPERATOR CLASS @extschema@.counter_crdt_ops

@@ -1,0 +1,70 @@
+--
+-- Privileges: who can do what.
+--
+SET client_min_messages = warning;
+DROP EXTENSION IF EXISTS counter_crdt CASCADE;
+DROP ROLE IF EXISTS regress_cc_owner;
+DROP ROLE IF EXISTS regress_cc_user;
+RESET client_min_messages;
+
+-- The extension is trusted: a database owner (here, a role with CREATE on
+-- the database) installs it without being superuser.
+SELECT trusted FROM pg_available_extension_versions
+ WHERE name = 'counter_crdt' AND version = '1.1';
+CREATE ROLE regress_cc_owner;
+CREATE ROLE regress_cc_user;
+SELECT format('GRANT CREATE ON DATABASE %I TO regress_cc_owner', current_database()) \gexec
+GRANT CREATE ON SCHEMA public TO regress_cc_owner, regress_cc_user;
+SET ROLE regress_cc_owner;
+CREATE EXTENSION counter_crdt;
+RESET ROLE;
+SELECT extowner::regrole FROM pg_extension WHERE extname = 'counter_crdt';
+
+-- No function runs with another role's rights.
+SELECT count(*) AS functions, count(*) FILTER (WHERE p.prosecdef) AS security_definer
+  FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.classid = 'pg_proc'::regclass
+ WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
+   AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'counter_crdt');
+
+-- An unprivileged role uses counters fully: tables, increments, merges, the
+-- aggregate, the replication triggers on its own table.
+SET counter_crdt.node_id = '00000000-0000-4000-8000-0000000000aa';
+SET ROLE regress_cc_user;
+CREATE TABLE priv_t (k int PRIMARY KEY, c counter_crdt);
+SELECT counter_crdt_enable_replica_merge('priv_t');
+INSERT INTO priv_t VALUES (1, NULL::counter_crdt + 5)
+  ON CONFLICT (k) DO UPDATE SET c = priv_t.c + 5;
+UPDATE priv_t SET c = c - 2 WHERE k = 1;
+INSERT INTO priv_t VALUES (2, counter_crdt_increment(NULL, 7, counter_crdt_rack_id('dc1', 'rack1')));
+SELECT k, c, c::bigint FROM priv_t ORDER BY k;
+SELECT counter_crdt_merge_agg(c)::bigint AS total FROM priv_t;
+DELETE FROM priv_t WHERE k = 2;
+SELECT k, c FROM priv_t ORDER BY k;
+
+-- but it cannot choose the writer id of the server: that would let it
+-- overwrite another server's shard.
+SET counter_crdt.node_id = '00000000-0000-4000-8000-0000000000bb';
+SELECT set_config('counter_crdt.node_id', '00000000-0000-4000-8000-0000000000bb', false);
+ALTER ROLE regress_cc_user SET counter_crdt.node_id = '00000000-0000-4000-8000-0000000000bb';
+SELECT counter_crdt_node_id();
+RESET ROLE;
+
+-- A superuser may delegate it (PostgreSQL 15: GRANT SET ON PARAMETER).
+GRANT SET ON PARAMETER counter_crdt.node_id TO regress_cc_user;
+SET ROLE regress_cc_user;
+SET counter_crdt.node_id = '00000000-0000-4000-8000-0000000000bb';
+SELECT counter_crdt_node_id();
+RESET counter_crdt.node_id;
+RESET ROLE;
+REVOKE SET ON PARAMETER counter_crdt.node_id FROM regress_cc_user;
+
+-- Clean up.
+DROP TABLE priv_t;
+SET client_min_messages = warning;
+DROP EXTENSION counter_crdt CASCADE;
+SELECT format('REVOKE CREATE ON DATABASE %I FROM regress_cc_owner', current_database()) \gexec
+REVOKE CREATE ON SCHEMA public FROM regress_cc_owner, regress_cc_user;
+DROP ROLE regress_cc_owner;
+DROP ROLE regress_cc_user;
+CREATE EXTENSION counter_crdt;
+RESET client_min_messages;
