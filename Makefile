@@ -53,3 +53,30 @@ test/microbench: test/microbench.c $(CORE_SRCS) src/cc_core.h
 .PHONY: microbench
 microbench: test/microbench
 	bash test/instructions.sh test/microbench
+
+# libFuzzer harnesses of the core's decoders of outside bytes and of its
+# algebra (test/fuzz/): clang with libFuzzer, AddressSanitizer and
+# UndefinedBehaviorSanitizer, any report fatal.
+#
+#   make fuzz-short                   about 20 s per harness from a copy of the
+#                                     committed seeds; fails on any crash
+#   make fuzz-long [FUZZ_SECONDS=600] longer, the corpus kept in test/fuzz/work
+FUZZ_CC ?= clang
+FUZZ_FLAGS ?= -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	-g -O1 -fno-omit-frame-pointer
+FUZZ_SHORT_SECONDS ?= 20
+FUZZ_SECONDS ?= 600
+FUZZ_TARGETS = test/fuzz/fuzz_text test/fuzz/fuzz_binary test/fuzz/fuzz_algebra
+EXTRA_CLEAN += $(FUZZ_TARGETS)
+
+$(FUZZ_TARGETS): test/fuzz/%: test/fuzz/%.c test/fuzz/fuzz_common.h $(CORE_SRCS) src/cc_core.h src/cc_hash.h
+	$(FUZZ_CC) $(FUZZ_FLAGS) -std=c99 -Wall -Wextra -Isrc -o $@ $< $(CORE_SRCS)
+
+.PHONY: fuzz fuzz-short fuzz-long
+fuzz: $(FUZZ_TARGETS)
+
+fuzz-short: $(FUZZ_TARGETS)
+	bash test/fuzz/run.sh $(FUZZ_SHORT_SECONDS) temp $(FUZZ_TARGETS)
+
+fuzz-long: $(FUZZ_TARGETS)
+	bash test/fuzz/run.sh $(FUZZ_SECONDS) test/fuzz/work $(FUZZ_TARGETS)

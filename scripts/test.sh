@@ -63,6 +63,21 @@ run_core() {	# make target, label
 run_core core-test "core tests"
 run_core core-test-sanitize "core ASan"
 
+# --- 2b. a bounded libFuzzer run of every harness (about a minute) --------
+step "fuzzing (make fuzz-short)"
+rc=0
+make -C "$ROOT" --no-print-directory PG_CONFIG="$PG_CONFIG" fuzz-short 2>&1 |
+	tee "$WORK/fuzz.log" || rc=$?
+# One line per harness after "== fuzz summary": "name: N runs ..." or FAILED.
+fp=$(sed -n '/^== fuzz summary/,$p' "$WORK/fuzz.log" | grep -cE '^fuzz_[a-z]+: [0-9]+ runs' || true)
+ff=$(sed -n '/^== fuzz summary/,$p' "$WORK/fuzz.log" | grep -cE '^fuzz_[a-z]+: FAILED' || true)
+if [ "$rc" -ne 0 ] && [ "$ff" -eq 0 ]; then
+	ff=1		# did not build or did not get to its summary
+fi
+PASSED=$((PASSED + fp))
+FAILED=$((FAILED + ff))
+note "$(printf '%-12s %s passed, %s failed (harnesses)' "fuzzing:" "$fp" "$ff")"
+
 # --- 3. pg_regress against a throwaway cluster ----------------------------
 if [ "$SETUP_OK" -eq 1 ]; then
 	step "regression tests (make installcheck)"

@@ -443,8 +443,8 @@ cc_decode_header(const unsigned char *buf, size_t len,
 	*tombstone = (buf[1] & CC_WIRE_FLAG_TOMBSTONE) != 0;
 	if (*tombstone && count != 0)
 		return cc_fail(err, CC_ERR_BINARY,
-					   "A tombstone has no shards, but %u are present.",
-					   (unsigned) count);
+					   "A tombstone has no shards, but %u %s present.",
+					   (unsigned) count, count == 1 ? "is" : "are");
 	*n = count;
 	return CC_OK;
 }

@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+#
+# make_seeds.py
+#	  Writes the committed seed corpora of the fuzz harnesses,
+#	  test/fuzz/corpus/{fuzz_text,fuzz_binary,fuzz_algebra}/, so that the
+#	  binary seeds can be read (here) and rebuilt rather than trusted as
+#	  opaque files.  Run from anywhere: python3 test/fuzz/make_seeds.py
+#
+# Each seed is one meaningful case, valid or deliberately invalid; libFuzzer
+# mutates from there.
+
+import os
+import struct
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MAX = 2**63 - 1
+MIN = -(2**63)
+
+SPEC1 = "0b6e7f3a-2d44-4c8e-9a51-3f0d2c7b1e90"
+SPEC2 = "7f0cab51-fb72-3e98-bdb4-0404a982865d"
+ZERO = "00000000-0000-0000-0000-000000000000"
+ONE = "00000000-0000-0000-0000-000000000001"
+LOW_EDGE = "7fffffff-ffff-ffff-ffff-ffffffffffff"
+HIGH_EDGE = "80000000-0000-0000-0000-000000000000"
+ALL_ONES = "ffffffff-ffff-ffff-ffff-ffffffffffff"
+
+
+def write(harness, name, data):
+    d = os.path.join(HERE, "corpus", harness)
+    os.makedirs(d, exist_ok=True)
+    if isinstance(data, str):
+        data = data.encode()
+    with open(os.path.join(d, name), "wb") as f:
+        f.write(data)
+
+
+def uuid_bytes(u):
+    return bytes.fromhex(u.replace("-", ""))
+
+
+# --- text: counter_crdt_in ------------------------------------------------
+
+def text_seeds():
+    t = "fuzz_text"
+    write(t, "spec_example", "{%s:3:42, %s:1:-5}" % (SPEC1, SPEC2))
+    write(t, "spec_example_loose",
+          " { 7F0CAB51-FB72-3E98-BDB4-0404A982865D : +1 : -005 ,"
+          "0b6e7f3a-2d44-4c8e-9a51-3f0d2c7b1e90:003:42 } ")
+    write(t, "empty", "{}")
+    write(t, "empty_spaced", " \t{ \n } \r\n")
+    write(t, "tombstone", "tombstone")
+    write(t, "tombstone_mixed_case", "  TombStone\n")
+    write(t, "bigint_edges", "{%s:%d:%d, %s:1:%d}" % (ONE, MAX, MIN, ALL_ONES, MAX))
+    write(t, "signed_boundary_ids", "{%s:1:1, %s:2:-1, %s:1:0}"
+          % (HIGH_EDGE, LOW_EDGE, ZERO))
+    # rejected
+    write(t, "bad_duplicate_id", "{%s:1:1, %s:2:2}" % (SPEC1, SPEC1.upper()))
+    write(t, "bad_clock_zero", "{%s:0:1}" % SPEC1)
+    write(t, "bad_value_overflow", "{%s:1:%d}" % (SPEC1, MAX + 1))
+    write(t, "bad_clock_overflow", "{%s:%d:0}" % (SPEC1, MAX + 1))
+    write(t, "bad_uuid", "{0b6e7f3a-2d44-4c8e-9a51-3f0d2c7b1e9:1:1}")
+    write(t, "bad_trailing_comma", "{%s:1:1,}" % SPEC1)
+    write(t, "bad_trailing_text", "{} tombstone")
+    write(t, "bad_embedded_nul", b"{}\x00")
+    write(t, "bad_truncated_keyword", "tombston")
+
+
+# --- binary: counter_crdt_recv and the aggregate's deserialize -------------
+
+def wire(shards, tombstone=False, version=1, flags=None, count=None):
+    if flags is None:
+        flags = 1 if tombstone else 0
+    if count is None:
+        count = len(shards)
+    out = bytes([version, flags]) + struct.pack(">I", count)
+    for u, clock, value in shards:
+        out += uuid_bytes(u) + struct.pack(">qq", clock, value)
+    return out
+
+
+def binary_seeds():
+    b = "fuzz_binary"
+    write(b, "spec_example", wire([(SPEC1, 3, 42), (SPEC2, 1, -5)]))
+    write(b, "empty", wire([]))
+    write(b, "tombstone", wire([], tombstone=True))
+    write(b, "bigint_edges", wire([(ONE, MAX, MIN), (ALL_ONES, 1, MAX)]))
+    write(b, "signed_boundary_ids", wire([(LOW_EDGE, 1, 1), (HIGH_EDGE, 2, -1)]))
+    # rejected
+    write(b, "bad_short_header", bytes([1, 0, 0]))
+    write(b, "bad_version_2", wire([], version=2))
+    write(b, "bad_unknown_flag", wire([], flags=0x02))
+    write(b, "bad_tombstone_with_shard", wire([(SPEC1, 1, 1)], tombstone=True))
+    write(b, "bad_count_too_high", wire([(SPEC1, 1, 1)], count=2))
+    write(b, "bad_count_huge", wire([], count=0xffffffff))
+    write(b, "bad_partial_shard", wire([(SPEC1, 1, 1)])[:-1])
+    write(b, "bad_clock_zero", wire([(SPEC1, 0, 1)]))
+    write(b, "bad_clock_negative", wire([(SPEC1, MIN, 1)]))
+    write(b, "bad_duplicate_id", wire([(SPEC1, 1, 1), (SPEC1, 2, 2)]))
+    write(b, "bad_descending_ids", wire([(HIGH_EDGE, 1, 1), (LOW_EDGE, 1, 1)]))
+
+
+# --- algebra: the structured input of fuzz_algebra.c ----------------------
+
+POOL = {
+    ZERO: 0, ONE: 1, LOW_EDGE: 2, HIGH_EDGE: 3,
+    "80000000-0000-0000-0000-000000000001": 4, ALL_ONES: 5,
+    "ffffffff-ffff-ffff-ffff-fffffffffffe": 6,
+    "7f111111-1111-1111-1111-111111111111": 7,
+    "81111111-1111-1111-1111-111111111111": 8,
+    SPEC1: 9, SPEC2: 10,
+    "00000000-0000-0000-7fff-ffffffffffff": 11,
+    "00000000-0000-0000-8000-000000000000": 12,
+}
+CLOCKS = [1, 1, 2, 3, MAX, MAX - 1]
+VALUES = [0, 1, -1, 2, -2, 3, MAX, MIN, MAX - 1, MIN + 1]
+
+
+def a_id(u):
+    if u in POOL:
+        return bytes([POOL[u]])
+    return bytes([0xf0]) + uuid_bytes(u)
+
+
+def a_clock(c):
+    if c in CLOCKS:
+        return bytes([CLOCKS.index(c)])
+    return bytes([6]) + struct.pack(">q", c)
+
+
+def a_value(v):
+    if v in VALUES:
+        return bytes([VALUES.index(v)])
+    return bytes([10]) + struct.pack(">q", v)
+
+
+def a_state(shards):
+    out = bytes([len(shards)])
+    for u, clock, value in shards:
+        out += a_id(u) + a_clock(clock) + a_value(value)
+    return out
+
+
+def algebra(tombstones=(), subtract=False, delta=0, a=(), b=(), c=(),
+            writer=ZERO, writer_of_a=None):
+    ctl = (0x08 if subtract else 0)
+    for i in tombstones:
+        ctl |= 0x80 | (1 << i)
+    out = bytes([ctl]) + a_value(delta) + a_state(a) + a_state(b) + a_state(c)
+    if writer_of_a is not None:
+        out += bytes([0xc0 + writer_of_a])
+    else:
+        out += a_id(writer)
+    return out
+
+
+def algebra_seeds():
+    g = "fuzz_algebra"
+    write(g, "all_empty", b"")
+    write(g, "spec_replicas", algebra(
+        delta=1,
+        a=[(SPEC1, 3, 42), (SPEC2, 1, -5)],
+        b=[(SPEC1, 3, 43), (SPEC2, 2, -5)],
+        c=[(SPEC1, 2, 100)],
+        writer_of_a=0))
+    write(g, "shared_ids_ties", algebra(
+        delta=-2,
+        a=[(SPEC1, 1, 1), (SPEC2, 2, 0), (ONE, 1, 3)],
+        b=[(SPEC1, 1, 2), (SPEC2, 2, -1), (HIGH_EDGE, 1, 0)],
+        c=[(SPEC2, 3, 5), (ONE, 1, 3)],
+        writer=HIGH_EDGE))
+    write(g, "signed_boundary_ids", algebra(
+        delta=3,
+        a=[(LOW_EDGE, 1, 1), (HIGH_EDGE, 2, 2),
+           ("80000000-0000-0000-0000-000000000001", 1, -1)],
+        b=[(ZERO, 1, 0), (ONE, 1, 1), (ALL_ONES, 1, 2)],
+        c=[("00000000-0000-0000-7fff-ffffffffffff", 1, 1),
+           ("00000000-0000-0000-8000-000000000000", 1, 1), (ONE, 2, 2)],
+        writer="00000000-0000-0000-8000-000000000000"))
+    write(g, "tombstone_b", algebra(
+        tombstones=(1,), delta=1,
+        a=[(SPEC1, 1, 1)], b=[(SPEC2, 1, 1)], c=[(SPEC2, 2, 2)],
+        writer=SPEC2))
+    write(g, "clock_overflow", algebra(
+        delta=1, a=[(SPEC1, MAX, 0)], b=[(SPEC1, MAX - 1, 5)],
+        writer_of_a=0))
+    write(g, "value_overflow", algebra(
+        delta=1, a=[(SPEC1, 1, MAX)], b=[(SPEC2, 1, MAX)], writer_of_a=0))
+    write(g, "subtract_int64_min", algebra(
+        subtract=True, delta=MIN, a=[(SPEC1, 1, 0)], writer=SPEC2))
+    write(g, "sum_wraps_cancel", algebra(
+        delta=-1, a=[(ZERO, 1, MAX), (ONE, 1, MAX), (ALL_ONES, 1, MIN)],
+        b=[(ZERO, 2, MAX), (SPEC1, 1, MAX)], writer=ONE))
+    write(g, "raw_fields", algebra(
+        delta=123456789012,
+        a=[("0123abcd-4567-89ef-0123-456789abcdef", 4242424242, -77)],
+        b=[("0123abcd-4567-89ef-0123-456789abcdef", 4242424242, -76)],
+        c=[("fedcba98-7654-3210-fedc-ba9876543210", 17, 1 << 40)],
+        writer="fedcba98-7654-3210-fedc-ba9876543210"))
+
+
+if __name__ == "__main__":
+    text_seeds()
+    binary_seeds()
+    algebra_seeds()
