@@ -11,6 +11,9 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use IPC::Run ();
 use Time::HiRes qw(time usleep);
+use FindBin;
+use lib $FindBin::RealBin;
+use CounterCrdtSQL;
 
 my $NKEYS = 20;          # keys 1 .. $NKEYS in the main workload
 my $NSTMT = 300;         # statements per client
@@ -95,24 +98,11 @@ sub make_script
 	{
 		my $k = $keys->[ int(rand(@$keys)) ];
 		my $d = int(rand(21)) - 10;
-		if (rand() < 0.6)
-		{
-			push @stmts,
-			  "INSERT INTO t VALUES ($k, NULL::counter_crdt + ($d)) "
-			  . "ON CONFLICT (k) DO UPDATE SET c = t.c + ($d);";
-			push @meta, [ 'INSERT', $k, $d ];
-		}
-		elsif (rand() < 0.5)
-		{
-			push @stmts, "UPDATE t SET c = c + ($d) WHERE k = $k;";
-			push @meta, [ 'UPDATE', $k, $d ];
-		}
-		else
-		{
-			my $m = -$d;
-			push @stmts, "UPDATE t SET c = c - ($m) WHERE k = $k;";
-			push @meta, [ 'UPDATE', $k, $d ];
-		}
+		my $r = rand();
+		my $kind = $r < 0.6 ? 'upsert' : $r < 0.8 ? 'plus' : 'minus';
+		my ($sql, $tag) = increment_statement($kind, $k, $d);
+		push @stmts, $sql;
+		push @meta, [ $tag, $k, $d ];
 	}
 	return (join("\n", @stmts) . "\n", \@meta);
 }
@@ -129,15 +119,8 @@ sub start_workload
 		{
 			my ($sql, $meta) = make_script($nstmt, $keys);
 			my $file = $node->basedir . "/workload_" . $c . "_" . $seq++ . ".sql";
-			PostgreSQL::Test::Utils::append_to_file($file, $sql);
-			my ($out, $err) = ('', '');
-			my $h = IPC::Run::start(
-				[
-					'psql', '-X', '-v', 'ON_ERROR_STOP=1',
-					'-d', $node->connstr('postgres'), '-f', $file
-				],
-				'>', \$out, '2>', \$err);
-			push @runs, [ $h, \$out, \$err, $meta, $node->name ];
+			my ($h, $out, $err) = start_script($node, $file, $sql);
+			push @runs, [ $h, $out, $err, $meta, $node->name ];
 		}
 	}
 	return @runs;
@@ -163,11 +146,9 @@ sub finish_workload
 		}
 		for my $i (0 .. ($#tags < $#$meta ? $#tags : $#$meta))
 		{
-			my ($kind, $k, $d) = @{ $meta->[$i] };
-			my $hit = ($kind eq 'INSERT') ? ($tags[$i] eq 'INSERT 0 1')
-			  : ($tags[$i] eq 'UPDATE 1');
-			$expected{$k} += $d if $hit;
-			$expected{$k} //= 0 if $kind eq 'INSERT' && $hit;
+			my ($tag, $k, $d) = @{ $meta->[$i] };
+			next unless $tags[$i] eq $tag;
+			$expected{$k} += $d;
 		}
 	}
 	return $ok;

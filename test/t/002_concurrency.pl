@@ -17,6 +17,9 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use IPC::Run ();
 use Time::HiRes qw(time);
+use FindBin;
+use lib $FindBin::RealBin;
+use CounterCrdtSQL;
 
 my $NCLIENTS = 16;
 my $NSTMT = 1000;                # statements per client and round
@@ -72,24 +75,10 @@ sub make_script
 			$k = $NEW[ ($c + $i) % @NEW ];
 			$r = 0;
 		}
-		if ($r < 0.4)
-		{
-			push @stmts,
-			  "INSERT INTO t VALUES ($k, NULL::counter_crdt + ($d)) "
-			  . "ON CONFLICT (k) DO UPDATE SET c = t.c + ($d);";
-			push @meta, [ 'INSERT 0 1', $k, $d ];
-		}
-		elsif ($r < 0.7)
-		{
-			push @stmts, "UPDATE t SET c = c + ($d) WHERE k = $k;";
-			push @meta, [ 'UPDATE 1', $k, $d ];
-		}
-		else
-		{
-			my $m = -$d;
-			push @stmts, "UPDATE t SET c = c - ($m) WHERE k = $k;";
-			push @meta, [ 'UPDATE 1', $k, $d ];
-		}
+		my $kind = $r < 0.4 ? 'upsert' : $r < 0.7 ? 'plus' : 'minus';
+		my ($sql, $tag) = increment_statement($kind, $k, $d);
+		push @stmts, $sql;
+		push @meta, [ $tag, $k, $d ];
 	}
 	return (join("\n", @stmts) . "\n", \@meta);
 }
@@ -106,15 +95,8 @@ sub run_round
 	{
 		my ($sql, $meta) = make_script($NSTMT, $c);
 		my $file = $node->basedir . '/conc_' . $seq++ . '.sql';
-		PostgreSQL::Test::Utils::append_to_file($file, $sql);
-		my ($out, $err) = ('', '');
-		my $h = IPC::Run::start(
-			[
-				'psql', '-X', '-v', 'ON_ERROR_STOP=1',
-				'-d', $node->connstr('postgres'), '-f', $file
-			],
-			'>', \$out, '2>', \$err);
-		push @runs, [ $h, \$out, \$err, $meta, $c ];
+		my ($h, $out, $err) = start_script($node, $file, $sql);
+		push @runs, [ $h, $out, $err, $meta, $c ];
 	}
 	my (%sum, %cnt);
 	my $ok = 1;

@@ -24,6 +24,9 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use IPC::Run ();
 use Time::HiRes qw(time usleep);
+use FindBin;
+use lib $FindBin::RealBin;
+use CounterCrdtSQL;
 
 my $NCLIENTS = 8;                # client c adds 2**c
 my $NSTMT = 25000;               # statements per client: more than fit in 4 s
@@ -77,23 +80,10 @@ sub make_script
 	{
 		my $k = $KEYS[ int(rand(@KEYS)) ];
 		my $r = rand();
-		if ($r < 0.5)
-		{
-			push @stmts,
-			  "INSERT INTO t VALUES ($k, NULL::counter_crdt + $D) "
-			  . "ON CONFLICT (k) DO UPDATE SET c = t.c + $D;";
-			push @meta, [ 'INSERT', $k ];
-		}
-		elsif ($r < 0.75)
-		{
-			push @stmts, "UPDATE t SET c = c + $D WHERE k = $k;";
-			push @meta, [ 'UPDATE', $k ];
-		}
-		else
-		{
-			push @stmts, "UPDATE t SET c = c - (-$D) WHERE k = $k;";
-			push @meta, [ 'UPDATE', $k ];
-		}
+		my $kind = $r < 0.5 ? 'upsert' : $r < 0.75 ? 'plus' : 'minus';
+		my ($sql, $tag) = increment_statement($kind, $k, $D);
+		push @stmts, $sql;
+		push @meta, [ $kind eq 'upsert' ? 'INSERT' : 'UPDATE', $k ];
 	}
 	PostgreSQL::Test::Utils::append_to_file($file, join("\n", @stmts) . "\n");
 	return \@meta;
