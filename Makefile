@@ -28,7 +28,7 @@ include $(PGXS)
 # The core unit tests need no server: plain C, built with the same compiler.
 CORE_TEST_CFLAGS ?= -O2 -g -Wall -Wextra -std=c99
 CORE_TEST_SRCS = $(wildcard test/core_*.c)
-test/core_test: $(CORE_TEST_SRCS) $(CORE_SRCS) test/cc_test.h src/cc_core.h src/cc_hash.h
+test/core_test: $(CORE_TEST_SRCS) $(CORE_SRCS) test/cc_test.h test/cc_test_states.h src/cc_core.h src/cc_hash.h
 	$(CC) $(CORE_TEST_CFLAGS) -Isrc -Itest -o $@ $(CORE_TEST_SRCS) $(CORE_SRCS)
 
 .PHONY: core-test
@@ -38,7 +38,7 @@ core-test: test/core_test
 # The same tests under AddressSanitizer and UndefinedBehaviorSanitizer.
 SANITIZE_CC ?= clang
 SANITIZE_FLAGS ?= -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-test/core_test_sanitize: $(CORE_TEST_SRCS) $(CORE_SRCS) test/cc_test.h src/cc_core.h src/cc_hash.h
+test/core_test_sanitize: $(CORE_TEST_SRCS) $(CORE_SRCS) test/cc_test.h test/cc_test_states.h src/cc_core.h src/cc_hash.h
 	$(SANITIZE_CC) $(SANITIZE_FLAGS) -std=c99 -Wall -Wextra -Isrc -Itest -o $@ $(CORE_TEST_SRCS) $(CORE_SRCS)
 
 .PHONY: core-test-sanitize
@@ -69,8 +69,8 @@ FUZZ_SECONDS ?= 600
 FUZZ_TARGETS = test/fuzz/fuzz_text test/fuzz/fuzz_binary test/fuzz/fuzz_algebra
 EXTRA_CLEAN += $(FUZZ_TARGETS)
 
-$(FUZZ_TARGETS): test/fuzz/%: test/fuzz/%.c test/fuzz/fuzz_common.h $(CORE_SRCS) src/cc_core.h src/cc_hash.h
-	$(FUZZ_CC) $(FUZZ_FLAGS) -std=c99 -Wall -Wextra -Isrc -o $@ $< $(CORE_SRCS)
+$(FUZZ_TARGETS): test/fuzz/%: test/fuzz/%.c test/fuzz/fuzz_common.h test/cc_test_states.h $(CORE_SRCS) src/cc_core.h src/cc_hash.h
+	$(FUZZ_CC) $(FUZZ_FLAGS) -std=c99 -Wall -Wextra -Isrc -Itest -o $@ $< $(CORE_SRCS)
 
 .PHONY: fuzz fuzz-short fuzz-long
 fuzz: $(FUZZ_TARGETS)

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 
 #include "cc_test.h"
+#include "cc_test_states.h"
 
 #define MAXN 8
 #define POOL 12
@@ -43,24 +44,8 @@ static uint8_t pool[POOL][CC_ID_LEN];
 static void
 make_pool(void)
 {
-	memset(pool, 0, sizeof(pool));
-	/* 0: all zero; 1: ...01 */
-	pool[1][15] = 1;
-	/* 2: 7fff...ff; 3: 8000...00; 4: 8000...01 */
-	memset(pool[2], 0xff, CC_ID_LEN);
-	pool[2][0] = 0x7f;
-	pool[3][0] = 0x80;
-	pool[4][0] = 0x80;
-	pool[4][15] = 1;
-	/* 5: ff...ff; 6: ff...fe */
-	memset(pool[5], 0xff, CC_ID_LEN);
-	memset(pool[6], 0xff, CC_ID_LEN);
-	pool[6][15] = 0xfe;
-	/* 7, 8: differ in the first byte only, on either side of 0x80 */
-	memset(pool[7], 0x11, CC_ID_LEN);
-	pool[7][0] = 0x7f;
-	memset(pool[8], 0x11, CC_ID_LEN);
-	pool[8][0] = 0x81;
+	/* 0..8: on the edges of the orderings */
+	memcpy(pool, cc_edge_ids, sizeof(cc_edge_ids));
 	/* 9..11: random */
 	for (int i = 9; i < POOL; i++)
 		for (int j = 0; j < CC_ID_LEN; j++)
@@ -121,15 +106,7 @@ rnd_state(rstate *r)
 			sh[k].value = rnd_value();
 			k++;
 		}
-	/* insertion sort by id */
-	for (size_t i = 1; i < k; i++)
-		for (size_t j = i; j > 0 && cc_id_cmp(sh[j - 1].id, sh[j].id) > 0; j--)
-		{
-			cc_shard	t = sh[j];
-
-			sh[j] = sh[j - 1];
-			sh[j - 1] = t;
-		}
+	cc_test_sort_by_id(sh, k);
 	for (size_t i = 0; i < k; i++)
 		cc_store(r->s, i, &sh[i]);
 	r->n = k;

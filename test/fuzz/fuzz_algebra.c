@@ -35,6 +35,7 @@
  * AddressSanitizer sees a write past it.
  */
 #include "fuzz_common.h"
+#include "cc_test_states.h"
 
 #define MAXN	12				/* shards per input state */
 #define POOL	13
@@ -133,19 +134,7 @@ make_pool(void)
 	};
 
 	memset(pool, 0, sizeof(pool));
-	pool[1][15] = 0x01;
-	memset(pool[2], 0xff, CC_ID_LEN);
-	pool[2][0] = 0x7f;
-	pool[3][0] = 0x80;
-	pool[4][0] = 0x80;
-	pool[4][15] = 0x01;
-	memset(pool[5], 0xff, CC_ID_LEN);
-	memset(pool[6], 0xff, CC_ID_LEN);
-	pool[6][15] = 0xfe;
-	memset(pool[7], 0x11, CC_ID_LEN);
-	pool[7][0] = 0x7f;
-	memset(pool[8], 0x11, CC_ID_LEN);
-	pool[8][0] = 0x81;
+	memcpy(pool, cc_edge_ids, sizeof(cc_edge_ids));
 	memcpy(pool[9], spec1, CC_ID_LEN);
 	memcpy(pool[10], spec2, CC_ID_LEN);
 	/* second word: 0x7fff... against 0x8000... behind an equal first word */
@@ -213,14 +202,7 @@ read_state(reader *r, bool tombstone)
 	 * ordered with memcmp, the definition, so that the inputs are canonical
 	 * even if cc_id_cmp were wrong.
 	 */
-	for (size_t i = 1; i < k; i++)
-		for (size_t j = i; j > 0 && memcmp(sh[j - 1].id, sh[j].id, CC_ID_LEN) > 0; j--)
-		{
-			cc_shard	t = sh[j];
-
-			sh[j] = sh[j - 1];
-			sh[j - 1] = t;
-		}
+	cc_test_sort_by_id(sh, k);
 	for (size_t i = 0; i < k; i++)
 		if (n == 0 || memcmp(sh[n - 1].id, sh[i].id, CC_ID_LEN) != 0)
 			sh[n++] = sh[i];
@@ -305,14 +287,7 @@ ref_merge_equals(const fstate *x, const fstate *y, const fstate *m)
 		cc_load(x->s, i, &all[k++]);
 	for (size_t i = 0; i < y->n; i++)
 		cc_load(y->s, i, &all[k++]);
-	for (size_t i = 1; i < k; i++)
-		for (size_t j = i; j > 0 && memcmp(all[j - 1].id, all[j].id, CC_ID_LEN) > 0; j--)
-		{
-			cc_shard	t = all[j];
-
-			all[j] = all[j - 1];
-			all[j - 1] = t;
-		}
+	cc_test_sort_by_id(all, k);
 	for (size_t i = 0; i < k; i++)
 	{
 		if (n > 0 && memcmp(all[n - 1].id, all[i].id, CC_ID_LEN) == 0)

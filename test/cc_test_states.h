@@ -1,0 +1,59 @@
+/*
+ * cc_test_states.h
+ *	  Pieces shared by the randomized core tests and the algebra fuzzer for
+ *	  building canonical states independently of the code under test.
+ */
+#ifndef CC_TEST_STATES_H
+#define CC_TEST_STATES_H
+
+#include <string.h>
+
+#include "cc_core.h"
+
+/*
+ * Writer ids on the edges of the orderings: ties in a memcmp-based order
+ * but not in a signed one, so that a comparison by signed bytes or signed
+ * words shows up as a wrong order.
+ */
+#define CC_EDGE_IDS 9
+
+static const uint8_t cc_edge_ids[CC_EDGE_IDS][CC_ID_LEN] = {
+	/* all zero, and ...01 */
+	{0},
+	{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x01},
+	/* 7fff...ff, 8000...00, 8000...01: the signed/unsigned boundary */
+	{0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff},
+	{0x80},
+	{0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x01},
+	/* ff...ff and ff...fe */
+	{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff},
+	{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe},
+	/* differing in the first byte only, on either side of 0x80 */
+	{0x7f, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11,
+	 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11},
+	{0x81, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11,
+	 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11},
+};
+
+/*
+ * Stable insertion sort of shards by id, with memcmp (the definition of the
+ * order) rather than the core's comparison, so that inputs built with it are
+ * canonical even if cc_id_cmp were wrong.
+ */
+static inline void
+cc_test_sort_by_id(cc_shard *sh, size_t k)
+{
+	for (size_t i = 1; i < k; i++)
+		for (size_t j = i; j > 0 && memcmp(sh[j - 1].id, sh[j].id, CC_ID_LEN) > 0; j--)
+		{
+			cc_shard	t = sh[j];
+
+			sh[j] = sh[j - 1];
+			sh[j - 1] = t;
+		}
+}
+
+#endif							/* CC_TEST_STATES_H */
