@@ -164,6 +164,33 @@ cc_set_count(struct varlena *result, size_t n)
 	SET_VARSIZE(result, VARHDRSZ + CC_DISK_HEADER + n * CC_SHARD_SIZE);
 }
 
+/*
+ * merge(a, b) of two non-NULL values: one of the inputs, as read, when it
+ * already holds the merge, or a new value.  *kind tells which; anything but
+ * CC_MERGE_TAKE_A means the result differs from a.
+ */
+Datum
+cc_merge_datums(Datum a, Datum b, cc_merge_kind *kind)
+{
+	Datum		da = PointerGetDatum(DatumGetCounterCrdtP(a));
+	Datum		db = PointerGetDatum(DatumGetCounterCrdtP(b));
+	cc_view		va,
+				vb;
+	unsigned char *shards;
+	struct varlena *result;
+
+	cc_datum_view(da, &va);
+	cc_datum_view(db, &vb);
+	*kind = cc_merge_plan(&va, &vb);
+	if (*kind == CC_MERGE_TAKE_A)
+		return da;
+	if (*kind == CC_MERGE_TAKE_B)
+		return db;
+	result = cc_make(va.n + vb.n, false, &shards);
+	cc_set_count(result, cc_merge(va.shards, va.n, vb.shards, vb.n, shards));
+	return PointerGetDatum(result);
+}
+
 /* Turns a core error into the matching ereport. */
 void
 cc_report(const cc_error *err, const char *input)

@@ -42,6 +42,7 @@ extern struct varlena *cc_make(size_t capacity, bool tombstone,
 							   unsigned char **shards);
 extern void cc_set_count(struct varlena *result, size_t n);
 extern void cc_check_count(size_t n);
+extern Datum cc_merge_datums(Datum a, Datum b, cc_merge_kind *kind);
 extern void cc_report(const cc_error *err, const char *input) pg_attribute_noreturn();
 extern const uint8_t *cc_node_id(void);
 

@@ -113,12 +113,7 @@ counter_crdt_value(PG_FUNCTION_ARGS)
 Datum
 counter_crdt_merge(PG_FUNCTION_ARGS)
 {
-	Datum		da,
-				db;
-	cc_view		a,
-				b;
-	unsigned char *shards;
-	struct varlena *result;
+	cc_merge_kind kind;
 
 	if (PG_ARGISNULL(0) && PG_ARGISNULL(1))
 		PG_RETURN_NULL();
@@ -126,23 +121,7 @@ counter_crdt_merge(PG_FUNCTION_ARGS)
 		PG_RETURN_POINTER(DatumGetCounterCrdtP(PG_GETARG_DATUM(1)));
 	if (PG_ARGISNULL(1))
 		PG_RETURN_POINTER(DatumGetCounterCrdtP(PG_GETARG_DATUM(0)));
-
-	da = PointerGetDatum(DatumGetCounterCrdtP(PG_GETARG_DATUM(0)));
-	db = PointerGetDatum(DatumGetCounterCrdtP(PG_GETARG_DATUM(1)));
-	cc_datum_view(da, &a);
-	cc_datum_view(db, &b);
-	switch (cc_merge_plan(&a, &b))
-	{
-		case CC_MERGE_TAKE_A:
-			PG_RETURN_DATUM(da);
-		case CC_MERGE_TAKE_B:
-			PG_RETURN_DATUM(db);
-		case CC_MERGE_BUILD:
-			break;
-	}
-	result = cc_make(a.n + b.n, false, &shards);
-	cc_set_count(result, cc_merge(a.shards, a.n, b.shards, b.n, shards));
-	PG_RETURN_POINTER(result);
+	PG_RETURN_DATUM(cc_merge_datums(PG_GETARG_DATUM(0), PG_GETARG_DATUM(1), &kind));
 }
 
 /* The shards of a value as rows (id, clock, value), in ascending id order. */

@@ -110,10 +110,8 @@ static Datum
 cc_merge_column(Datum local, bool local_null, Datum incoming, bool incoming_null,
 				bool *result_null, bool *changed)
 {
-	cc_view		a,
-				b;
-	unsigned char *shards;
-	struct varlena *result;
+	cc_merge_kind kind;
+	Datum		merged;
 
 	*changed = false;
 	*result_null = local_null;
@@ -125,23 +123,11 @@ cc_merge_column(Datum local, bool local_null, Datum incoming, bool incoming_null
 		*result_null = false;
 		return incoming;
 	}
-	cc_datum_view(local, &a);
-	cc_datum_view(incoming, &b);
-	switch (cc_merge_plan(&a, &b))
-	{
-		case CC_MERGE_TAKE_A:
-			return local;
-		case CC_MERGE_TAKE_B:
-			*changed = !cc_equal(a.shards, a.n, a.tombstone,
-								 b.shards, b.n, b.tombstone);
-			return incoming;
-		case CC_MERGE_BUILD:
-			break;
-	}
-	result = cc_make(a.n + b.n, false, &shards);
-	cc_set_count(result, cc_merge(a.shards, a.n, b.shards, b.n, shards));
+	merged = cc_merge_datums(local, incoming, &kind);
+	if (kind == CC_MERGE_TAKE_A)
+		return local;			/* as stored, toast pointer and all */
 	*changed = true;
-	return PointerGetDatum(result);
+	return merged;
 }
 
 static HeapTuple
