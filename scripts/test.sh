@@ -142,6 +142,8 @@ if [ "${#tap_files[@]}" -gt 0 ] && [ "$SETUP_OK" -eq 1 ]; then
 	pgc_mktemp
 	TAPDIR=$PGC_TMP
 	cp -a "$ROOT/test" "$TAPDIR/test"
+	# The recipes of README.md are run as written (test/t/ReadmeRecipe.pm).
+	cp "$ROOT/README.md" "$TAPDIR/README.md"
 	rm -rf "$TAPDIR/test/tmp_check"
 	mkdir -p "$TAPDIR/test/tmp_check"
 	[ "$(id -u)" -eq 0 ] && chown -R postgres: "$TAPDIR"
@@ -150,6 +152,7 @@ if [ "${#tap_files[@]}" -gt 0 ] && [ "$SETUP_OK" -eq 1 ]; then
 		env -u PGHOST -u PGPORT -u PGUSER -u PGDATABASE -u PGDATA
 		HOME="$TAPDIR"
 		TESTDIR="$TAPDIR/test"
+		COUNTER_CRDT_README="$TAPDIR/README.md"
 		PATH="$BINDIR:$PATH"
 		PGPORT="65432"
 		PG_REGRESS="$PGXS_DIR/src/test/regress/pg_regress"

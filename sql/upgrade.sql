@@ -1,5 +1,5 @@
 --
--- Upgrades: 1.0 updated to 1.1 gives the objects of a fresh 1.1 install,
+-- Upgrades: 1.0 updated to the default version gives the objects of a fresh install,
 -- and stored values read the same before and after.
 --
 SET client_min_messages = warning;
@@ -48,7 +48,7 @@ SELECT count(*) AS rows, count(*) FILTER (WHERE b.t IS NOT DISTINCT FROM up.c::t
                                             AND b.d IS NOT DISTINCT FROM counter_crdt_digest(up.c)) AS same
   FROM before b JOIN up USING (k);
 
--- A fresh install of 1.1.
+-- A fresh install of the default version.
 ALTER TABLE up ALTER COLUMN c TYPE text USING c::text;
 DROP EXTENSION counter_crdt;
 CREATE EXTENSION counter_crdt;
@@ -59,10 +59,10 @@ ALTER TABLE up ALTER COLUMN c TYPE counter_crdt USING c::counter_crdt;
 SELECT count(*) AS objects FROM pg_temp.ext_objects();
 (SELECT 'only after update' AS side, * FROM updated_objects EXCEPT SELECT 'only after update', * FROM pg_temp.ext_objects())
 UNION ALL
-(SELECT 'only in fresh 1.1', * FROM pg_temp.ext_objects() EXCEPT SELECT 'only in fresh 1.1', * FROM updated_objects);
+(SELECT 'only in fresh install', * FROM pg_temp.ext_objects() EXCEPT SELECT 'only in fresh install', * FROM updated_objects);
 (SELECT 'only after update' AS side, * FROM updated_functions EXCEPT SELECT 'only after update', * FROM pg_temp.ext_functions())
 UNION ALL
-(SELECT 'only in fresh 1.1', * FROM pg_temp.ext_functions() EXCEPT SELECT 'only in fresh 1.1', * FROM updated_functions);
+(SELECT 'only in fresh install', * FROM pg_temp.ext_functions() EXCEPT SELECT 'only in fresh install', * FROM updated_functions);
 SELECT object FROM pg_temp.ext_objects() WHERE comment IS NULL ORDER BY object;
 
 -- The objects that 1.1 adds.

@@ -1,0 +1,116 @@
+# The recipes of README.md, as the TAP tests run them.
+#
+# A recipe in README.md is code: a test runs it as written, so that a README
+# change that breaks a recipe fails the tests.  A fenced block is a recipe
+# block when the line just before its opening fence is a marker:
+#
+#   <!-- recipe: NAME -->
+#   ```sql
+#   ...
+#   ```
+#
+# NAME is made of letters, digits, '-', '_', '/' and '.', and names one block
+# only.  The fence may name any language (sql, conf, sh); the marker is an
+# HTML comment, so readers of the rendered README do not see it.
+#
+# The tests find README.md through the environment variable
+# COUNTER_CRDT_README (scripts/test.sh sets it to a copy of the tree's
+# README.md), else two directories above this file.
+#
+#   use ReadmeRecipe;
+#   my $sql = recipe('replication/publish');               # the block's text
+#   my $sql = recipe('replication/subscribe',
+#                    { 'host=b port=5432' => $node_b->connstr });
+#
+# The second form substitutes literal text (host names and ports, nothing
+# else): every key must occur in the block at least once, so that a README
+# edit that drops a host the test relies on fails loudly instead of running
+# something else.
+package ReadmeRecipe;
+
+use strict;
+use warnings;
+
+use Exporter 'import';
+use File::Basename ();
+use File::Spec ();
+our @EXPORT = qw(recipe recipe_names);
+
+my %blocks;    # name => text of the block
+my @order;     # names in README order
+
+sub _readme_path
+{
+	return $ENV{COUNTER_CRDT_README} if $ENV{COUNTER_CRDT_README};
+	my $dir = File::Basename::dirname(File::Spec->rel2abs(__FILE__));
+	return File::Spec->catfile($dir, File::Spec->updir, File::Spec->updir,
+		'README.md');
+}
+
+sub _load
+{
+	return if @order;
+	my $path = _readme_path();
+	open(my $fh, '<', $path) or die "cannot read $path: $!";
+	my @lines = <$fh>;
+	close($fh);
+
+	my $i = 0;
+	while ($i < @lines)
+	{
+		if ($lines[$i] =~ /^<!--\s*recipe:\s*([A-Za-z0-9_.\/-]+)\s*-->\s*$/)
+		{
+			my $name = $1;
+			my $at = $i + 1;
+			die "README.md line $at: recipe '$name' is not followed by a fenced block"
+			  unless $i + 1 < @lines && $lines[ $i + 1 ] =~ /^(```+)/;
+			my $fence = $1;
+			die "README.md line $at: recipe '$name' is marked twice"
+			  if exists $blocks{$name};
+			my $text = '';
+			my $j = $i + 2;
+			while ($j < @lines && $lines[$j] !~ /^\Q$fence\E\s*$/)
+			{
+				$text .= $lines[$j];
+				$j++;
+			}
+			die "README.md line $at: the block of recipe '$name' is not closed"
+			  if $j >= @lines;
+			$blocks{$name} = $text;
+			push @order, $name;
+			$i = $j + 1;
+			next;
+		}
+		$i++;
+	}
+	die "README.md ($path) has no recipe blocks" unless @order;
+	return;
+}
+
+# The names of every recipe block, in README order.
+sub recipe_names
+{
+	_load();
+	return @order;
+}
+
+# The text of one recipe block, with literal substitutions.
+sub recipe
+{
+	my ($name, $subst) = @_;
+	_load();
+	die "README.md has no recipe block named '$name'"
+	  unless exists $blocks{$name};
+	my $text = $blocks{$name};
+	foreach my $from (sort { length($b) <=> length($a) || $a cmp $b }
+		keys %{ $subst // {} })
+	{
+		my $to = $subst->{$from};
+		my $n = () = $text =~ /\Q$from\E/g;
+		die "recipe '$name' does not contain '$from'" if $n == 0;
+		$text =~ s/\Q$from\E/$to/g;
+	}
+	return $text;
+}
+
+1;
