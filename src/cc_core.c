@@ -66,17 +66,18 @@ cc_check_canonical(const unsigned char *s, size_t n, cc_code fail,
 }
 
 /*
- * The sum is exact: only the total must fit in int64, not every partial sum,
- * so that the value does not depend on the order of the writer ids.  Each
- * overflow of the running int64 sum wraps by 2^64 and is counted; the total
- * fits exactly when the wraps cancel out.
+ * The exact sum of the shard values, whatever its size, as wraps * 2^64 +
+ * low with low a signed int64: each overflow of the running int64 sum wraps
+ * it by 2^64 and is counted.  Every sum has exactly one such form, and two
+ * sums compare as their (wraps, low) pairs do, wraps first: |low_a - low_b|
+ * stays below 2^64, the weight of one wrap.
  */
-cc_code
-cc_sum(const unsigned char *s, size_t n, int64_t *out, cc_error *err)
+static void
+cc_wide_sum(const unsigned char *s, size_t n, int64_t *wraps, int64_t *low)
 {
 	int64_t		sum = 0;
-	int64_t		wraps = 0;
 
+	*wraps = 0;
 	for (size_t i = 0; i < n; i++)
 	{
 		int64_t		v;
@@ -84,8 +85,23 @@ cc_sum(const unsigned char *s, size_t n, int64_t *out, cc_error *err)
 		memcpy(&v, s + i * CC_SHARD_SIZE + CC_ID_LEN + sizeof(int64_t),
 			   sizeof(v));
 		if (__builtin_add_overflow(sum, v, &sum))
-			wraps += (v > 0) ? 1 : -1;
+			*wraps += (v > 0) ? 1 : -1;
 	}
+	*low = sum;
+}
+
+/*
+ * The sum is exact: only the total must fit in int64, not every partial sum,
+ * so that the value does not depend on the order of the writer ids.  The
+ * total fits exactly when the wraps cancel out.
+ */
+cc_code
+cc_sum(const unsigned char *s, size_t n, int64_t *out, cc_error *err)
+{
+	int64_t		sum;
+	int64_t		wraps;
+
+	cc_wide_sum(s, n, &wraps, &sum);
 	if (wraps != 0)
 		return cc_fail(err, CC_ERR_OVERFLOW,
 					   "The sum of the shard values leaves the bigint range.");
@@ -319,6 +335,47 @@ cc_equal(const unsigned char *a, size_t na, bool ta,
 {
 	return ta == tb && na == nb &&
 		memcmp(a, b, na * CC_SHARD_SIZE) == 0;
+}
+
+/*
+ * The order: live states by exact sum, then tombstones; ties by the shards
+ * in id order, each compared as (id, clock, value), a prefix first.  Canonical
+ * states that compare equal have the same shards, so 0 means cc_equal().
+ */
+int
+cc_compare(const unsigned char *a, size_t na, bool ta,
+		   const unsigned char *b, size_t nb, bool tb)
+{
+	int64_t		wa,
+				la,
+				wb,
+				lb;
+	size_t		n = na < nb ? na : nb;
+
+	if (ta || tb)
+		return (int) ta - (int) tb;
+	cc_wide_sum(a, na, &wa, &la);
+	cc_wide_sum(b, nb, &wb, &lb);
+	if (wa != wb)
+		return wa < wb ? -1 : 1;
+	if (la != lb)
+		return la < lb ? -1 : 1;
+	for (size_t i = 0; i < n; i++)
+	{
+		cc_shard	sa,
+					sb;
+		int			c;
+
+		cc_load(a, i, &sa);
+		cc_load(b, i, &sb);
+		if ((c = cc_id_cmp(sa.id, sb.id)) != 0)
+			return c;
+		if (sa.clock != sb.clock)
+			return sa.clock < sb.clock ? -1 : 1;
+		if (sa.value != sb.value)
+			return sa.value < sb.value ? -1 : 1;
+	}
+	return (na > nb) - (na < nb);
 }
 
 static inline void

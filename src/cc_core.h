@@ -185,6 +185,17 @@ cc_code		cc_increment(const unsigned char *s, size_t n, const uint8_t *writer,
 bool		cc_equal(const unsigned char *a, size_t na, bool ta,
 					 const unsigned char *b, size_t nb, bool tb);
 
+/*
+ * The total order of states, consistent with cc_equal(): live states by the
+ * exact sum of their values (also outside int64), tombstones after all of
+ * them; live states of equal sums by their shards in id order, each compared
+ * as (id, clock, value), a state that is a prefix of the other first.
+ * Returns a negative number, 0 (exactly when cc_equal()) or a positive one;
+ * it never fails.
+ */
+int			cc_compare(const unsigned char *a, size_t na, bool ta,
+					   const unsigned char *b, size_t nb, bool tb);
+
 /* SHA-256 over the shard contents (id, clock, value in id order) and flag. */
 void		cc_digest(const unsigned char *s, size_t n, bool tombstone,
 					  uint8_t out[CC_DIGEST_LEN]);

@@ -44,6 +44,8 @@ void		test_hash(void);
 void		test_algebra(void);
 void		test_text(void);
 void		test_ids(void);
+void		test_order(void);
+void		test_bounds(void);
 void		test_random(long cases);
 
 /* Helpers shared by the test files (core_main.c). */
@@ -53,5 +55,10 @@ void		test_random(long cases);
 size_t		state_from_text(const char *text, unsigned char *out, bool *tombstone);
 /* The canonical text of a state, in a static buffer. */
 const char *state_text(const unsigned char *s, size_t n, bool tombstone);
+
+/* The order of states, modelled apart from the core (core_order.c). */
+int			order_sign(int c);
+int			order_model(const unsigned char *a, size_t na, bool ta,
+						const unsigned char *b, size_t nb, bool tb);
 
 #endif							/* CC_TEST_H */

@@ -193,14 +193,20 @@ test_random(long cases)
 				into = {"merge_into = merge", 0},
 				digest = {"digest agrees with equality", 0},
 				inc = {"increment dominates its input", 0},
-				val = {"increment adds delta to the value", 0};
+				val = {"increment adds delta to the value", 0},
+				ord_model = {"order agrees with the model (exact sums, then shards)", 0},
+				ord_anti = {"order antisymmetric", 0},
+				ord_eq = {"order 0 exactly when equal", 0},
+				ord_trans = {"order transitive", 0};
 	law		   *laws[] = {&comm, &assoc, &idem, &canon, &text, &wire, &into,
-	&digest, &inc, &val};
+	&digest, &inc, &val, &ord_model, &ord_anti, &ord_eq, &ord_trans};
 	const char *seed_env = getenv("CC_TEST_SEED");
 	uint64_t	seed = seed_env ? strtoull(seed_env, NULL, 0) : 0x5eed2026ULL;
 	long		shared_ids = 0,
 				ties = 0,
-				boundary = 0;
+				boundary = 0,
+				sum_ties = 0,
+				wide_sums = 0;
 
 	rng_state = seed;
 	make_pool();
@@ -269,6 +275,64 @@ test_random(long cases)
 				  &ab, &c, NULL);
 		}
 
+		/*
+		 * The order, on the random states, their merges and a copy of a with
+		 * one field changed: the same as the model, antisymmetric, 0 exactly
+		 * for equal states, transitive.
+		 */
+		{
+			const rstate *st[] = {&a, &b, &c, &ab, &ab_c, &x};
+			const size_t nst = sizeof(st) / sizeof(st[0]);
+			int			cmp[6][6];
+
+			x = a;
+			if (x.n > 0)
+			{
+				size_t		k = rnd() % x.n;
+				cc_shard	sh;
+
+				cc_load(x.s, k, &sh);
+				if (rnd() % 2)
+					sh.value = (int64_t) ((uint64_t) sh.value ^ (UINT64_C(1) << (rnd() % 64)));
+				else
+					sh.clock = sh.clock == INT64_MAX ? 1 : sh.clock + 1;
+				cc_store(x.s, k, &sh);
+			}
+			for (size_t p = 0; p < nst; p++)
+				for (size_t q = 0; q < nst; q++)
+				{
+					const rstate *u = st[p],
+							   *v = st[q];
+
+					cmp[p][q] = order_sign(cc_compare(u->s, u->n, u->tombstone,
+													  v->s, v->n, v->tombstone));
+					tally(&ord_model, cmp[p][q] == order_model(u->s, u->n, u->tombstone,
+															   v->s, v->n, v->tombstone),
+						  u, v, NULL);
+					tally(&ord_eq, (cmp[p][q] == 0) == same(u, v), u, v, NULL);
+				}
+			for (size_t p = 0; p < nst; p++)
+				for (size_t q = 0; q < nst; q++)
+				{
+					tally(&ord_anti, cmp[p][q] == -cmp[q][p], st[p], st[q], NULL);
+					for (size_t r = 0; r < nst; r++)
+						if (cmp[p][q] <= 0 && cmp[q][r] <= 0)
+							tally(&ord_trans, cmp[p][r] <= 0 &&
+								  (cmp[p][r] < 0) == (cmp[p][q] < 0 || cmp[q][r] < 0),
+								  st[p], st[q], st[r]);
+				}
+			if (!a.tombstone && !b.tombstone && !same(&a, &b))
+			{
+				int64_t		sa,
+							sb;
+				cc_code		ra = cc_sum(a.s, a.n, &sa, NULL),
+							rb = cc_sum(b.s, b.n, &sb, NULL);
+
+				sum_ties += ra == CC_OK && rb == CC_OK && sa == sb;
+				wide_sums += ra != CC_OK;
+			}
+		}
+
 		/* a leader increment is above its input: merging them gives it */
 		if (!a.tombstone)
 		{
@@ -326,6 +390,11 @@ test_random(long cases)
 							boundary > cases / 10),
 		   "too few interesting cases: %ld shared ids, %ld ties, %ld across the boundary",
 		   shared_ids, ties, boundary);
-	printf("random: %ld cases (seed 0x%" PRIx64 "): %ld shared ids, %ld equal-clock ties, %ld states across 7fff/8000\n",
-		   cases, seed, shared_ids, ties, boundary);
+	/* and different states of equal sums, and sums outside bigint */
+	CHECKF(cases < 1000 || (sum_ties > cases / 50 && wide_sums > cases / 50),
+		   "too few interesting cases for the order: %ld equal sums, %ld sums outside bigint",
+		   sum_ties, wide_sums);
+	printf("random: %ld cases (seed 0x%" PRIx64 "): %ld shared ids, %ld equal-clock ties, %ld states across 7fff/8000, "
+		   "%ld different states of equal sums, %ld sums outside bigint\n",
+		   cases, seed, shared_ids, ties, boundary, sum_ties, wide_sums);
 }
