@@ -12,6 +12,120 @@
 --
 -- 1.2 section: ordering (btree operator class)
 --
+-- The order: live counters by their exact value (also one outside bigint),
+-- tombstones after them all, counters of equal value by their shards in id
+-- order, each as (id, clock, value), a prefix first.  Equal in it exactly
+-- when = says so, so that the btree and hash classes agree.
+
+CREATE FUNCTION @extschema@.counter_crdt_cmp(@extschema@.counter_crdt, @extschema@.counter_crdt)
+RETURNS integer
+AS 'MODULE_PATHNAME', 'counter_crdt_cmp'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION @extschema@.counter_crdt_lt(@extschema@.counter_crdt, @extschema@.counter_crdt)
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_lt'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION @extschema@.counter_crdt_le(@extschema@.counter_crdt, @extschema@.counter_crdt)
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_le'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION @extschema@.counter_crdt_gt(@extschema@.counter_crdt, @extschema@.counter_crdt)
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_gt'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION @extschema@.counter_crdt_ge(@extschema@.counter_crdt, @extschema@.counter_crdt)
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_ge'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION @extschema@.counter_crdt_sortsupport(internal)
+RETURNS void
+AS 'MODULE_PATHNAME', 'counter_crdt_sortsupport'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE OPERATOR @extschema@.< (
+	LEFTARG = @extschema@.counter_crdt,
+	RIGHTARG = @extschema@.counter_crdt,
+	FUNCTION = @extschema@.counter_crdt_lt,
+	COMMUTATOR = OPERATOR(@extschema@.>),
+	NEGATOR = OPERATOR(@extschema@.>=),
+	RESTRICT = pg_catalog.scalarltsel,
+	JOIN = pg_catalog.scalarltjoinsel
+);
+
+CREATE OPERATOR @extschema@.<= (
+	LEFTARG = @extschema@.counter_crdt,
+	RIGHTARG = @extschema@.counter_crdt,
+	FUNCTION = @extschema@.counter_crdt_le,
+	COMMUTATOR = OPERATOR(@extschema@.>=),
+	NEGATOR = OPERATOR(@extschema@.>),
+	RESTRICT = pg_catalog.scalarlesel,
+	JOIN = pg_catalog.scalarlejoinsel
+);
+
+CREATE OPERATOR @extschema@.> (
+	LEFTARG = @extschema@.counter_crdt,
+	RIGHTARG = @extschema@.counter_crdt,
+	FUNCTION = @extschema@.counter_crdt_gt,
+	COMMUTATOR = OPERATOR(@extschema@.<),
+	NEGATOR = OPERATOR(@extschema@.<=),
+	RESTRICT = pg_catalog.scalargtsel,
+	JOIN = pg_catalog.scalargtjoinsel
+);
+
+CREATE OPERATOR @extschema@.>= (
+	LEFTARG = @extschema@.counter_crdt,
+	RIGHTARG = @extschema@.counter_crdt,
+	FUNCTION = @extschema@.counter_crdt_ge,
+	COMMUTATOR = OPERATOR(@extschema@.<=),
+	NEGATOR = OPERATOR(@extschema@.<),
+	RESTRICT = pg_catalog.scalargesel,
+	JOIN = pg_catalog.scalargejoinsel
+);
+
+-- Merge joins need = marked MERGES.  ALTER OPERATOR ... SET (MERGES) exists
+-- only from PostgreSQL 17 on; the catalog update does the same on 13 to 17.
+UPDATE pg_catalog.pg_operator SET oprcanmerge = true
+ WHERE oid = '@extschema@.=(@extschema@.counter_crdt,@extschema@.counter_crdt)'::pg_catalog.regoperator;
+
+CREATE OPERATOR CLASS @extschema@.counter_crdt_ops
+	DEFAULT FOR TYPE @extschema@.counter_crdt USING btree AS
+	OPERATOR 1 @extschema@.< (@extschema@.counter_crdt, @extschema@.counter_crdt),
+	OPERATOR 2 @extschema@.<= (@extschema@.counter_crdt, @extschema@.counter_crdt),
+	OPERATOR 3 @extschema@.= (@extschema@.counter_crdt, @extschema@.counter_crdt),
+	OPERATOR 4 @extschema@.>= (@extschema@.counter_crdt, @extschema@.counter_crdt),
+	OPERATOR 5 @extschema@.> (@extschema@.counter_crdt, @extschema@.counter_crdt),
+	FUNCTION 1 @extschema@.counter_crdt_cmp(@extschema@.counter_crdt, @extschema@.counter_crdt),
+	FUNCTION 2 @extschema@.counter_crdt_sortsupport(internal);
+
+COMMENT ON FUNCTION @extschema@.counter_crdt_cmp(@extschema@.counter_crdt, @extschema@.counter_crdt) IS
+'order of counters: -1, 0 or 1 (by value, tombstones last, then by state)';
+COMMENT ON FUNCTION @extschema@.counter_crdt_lt(@extschema@.counter_crdt, @extschema@.counter_crdt) IS
+'implementation of < on counters';
+COMMENT ON FUNCTION @extschema@.counter_crdt_le(@extschema@.counter_crdt, @extschema@.counter_crdt) IS
+'implementation of <= on counters';
+COMMENT ON FUNCTION @extschema@.counter_crdt_gt(@extschema@.counter_crdt, @extschema@.counter_crdt) IS
+'implementation of > on counters';
+COMMENT ON FUNCTION @extschema@.counter_crdt_ge(@extschema@.counter_crdt, @extschema@.counter_crdt) IS
+'implementation of >= on counters';
+COMMENT ON FUNCTION @extschema@.counter_crdt_sortsupport(internal) IS
+'sort support of the btree operator class of counter_crdt';
+COMMENT ON OPERATOR @extschema@.< (@extschema@.counter_crdt, @extschema@.counter_crdt) IS
+'less than: by value, tombstones last, then by state';
+COMMENT ON OPERATOR @extschema@.<= (@extschema@.counter_crdt, @extschema@.counter_crdt) IS
+'less than or equal: by value, tombstones last, then by state';
+COMMENT ON OPERATOR @extschema@.> (@extschema@.counter_crdt, @extschema@.counter_crdt) IS
+'greater than: by value, tombstones last, then by state';
+COMMENT ON OPERATOR @extschema@.>= (@extschema@.counter_crdt, @extschema@.counter_crdt) IS
+'greater than or equal: by value, tombstones last, then by state';
+COMMENT ON OPERATOR CLASS @extschema@.counter_crdt_ops USING btree IS
+'btree operator class of counter_crdt (ORDER BY, sorted DISTINCT, merge joins, btree indexes)';
+COMMENT ON OPERATOR FAMILY @extschema@.counter_crdt_ops USING btree IS
+'btree operator family of counter_crdt';
 
 
 

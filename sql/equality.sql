@@ -55,7 +55,7 @@ JOIN pg_opfamily f ON f.oid = ao.amopfamily
 JOIN pg_opclass c ON c.opcfamily = f.oid
 JOIN pg_am am ON am.oid = c.opcmethod
 WHERE o.oprleft = 'counter_crdt'::regtype
-ORDER BY o.oprname;
+ORDER BY o.oprname, am.amname;
 SELECT oprname, oprcom::regoperator AS commutator, oprnegate::regoperator AS negator
 FROM pg_operator WHERE oprleft = 'counter_crdt'::regtype AND oprright = 'counter_crdt'::regtype
 ORDER BY oprname;
@@ -76,7 +76,7 @@ INSERT INTO eq_t VALUES
   (11, '{0b6e7f3a-2d44-4c8e-9a51-3f0d2c7b1e90:1:0}'),
   (12, '{0b6e7f3a-2d44-4c8e-9a51-3f0d2c7b1e90:1:0}');
 
--- DISTINCT and GROUP BY can only hash: there is no btree class.
+-- DISTINCT and GROUP BY by hashing (by sorting: sql/ordering.sql).
 EXPLAIN (COSTS OFF) SELECT DISTINCT c FROM eq_t;
 SELECT c FROM (SELECT DISTINCT c FROM eq_t) AS d ORDER BY c::text COLLATE "C" NULLS LAST;
 SELECT count(*) AS distinct_rows, count(c) AS distinct_non_null FROM (SELECT DISTINCT c FROM eq_t) AS d;

@@ -1,0 +1,92 @@
+/*
+ * compare.c
+ *	  The btree operator class of counter_crdt: <, <=, >, >=, the support
+ *	  function counter_crdt_cmp() and its sort support.
+ *
+ * The order is cc_compare()'s: live counters by their exact value (also one
+ * that leaves bigint), tombstones after them all, and counters of equal value
+ * by their shards.  Two counters are equal in it exactly when they are equal
+ * states, as = and the hash operator class say.  A comparison never fails.
+ */
+#include "counter_crdt.h"
+
+#include "utils/sortsupport.h"
+
+PG_FUNCTION_INFO_V1(counter_crdt_cmp);
+PG_FUNCTION_INFO_V1(counter_crdt_lt);
+PG_FUNCTION_INFO_V1(counter_crdt_le);
+PG_FUNCTION_INFO_V1(counter_crdt_gt);
+PG_FUNCTION_INFO_V1(counter_crdt_ge);
+PG_FUNCTION_INFO_V1(counter_crdt_sortsupport);
+
+/*
+ * Compares two values, freeing what detoasting them allocated: a sort or an
+ * index build compares many times in one memory context.
+ */
+static int
+cc_compare_datums(Datum a, Datum b)
+{
+	struct varlena *pa = DatumGetCounterCrdtP(a);
+	struct varlena *pb = DatumGetCounterCrdtP(b);
+	cc_view		va,
+				vb;
+	int			c;
+
+	cc_datum_view(PointerGetDatum(pa), &va);
+	cc_datum_view(PointerGetDatum(pb), &vb);
+	c = cc_compare(va.shards, va.n, va.tombstone, vb.shards, vb.n, vb.tombstone);
+	if ((Pointer) pa != DatumGetPointer(a))
+		pfree(pa);
+	if ((Pointer) pb != DatumGetPointer(b))
+		pfree(pb);
+	return c;
+}
+
+Datum
+counter_crdt_cmp(PG_FUNCTION_ARGS)
+{
+	int			c = cc_compare_datums(PG_GETARG_DATUM(0), PG_GETARG_DATUM(1));
+
+	/* btree wants the sign only; keep it to -1, 0, 1 for SQL callers */
+	PG_RETURN_INT32((c > 0) - (c < 0));
+}
+
+Datum
+counter_crdt_lt(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(cc_compare_datums(PG_GETARG_DATUM(0), PG_GETARG_DATUM(1)) < 0);
+}
+
+Datum
+counter_crdt_le(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(cc_compare_datums(PG_GETARG_DATUM(0), PG_GETARG_DATUM(1)) <= 0);
+}
+
+Datum
+counter_crdt_gt(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(cc_compare_datums(PG_GETARG_DATUM(0), PG_GETARG_DATUM(1)) > 0);
+}
+
+Datum
+counter_crdt_ge(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(cc_compare_datums(PG_GETARG_DATUM(0), PG_GETARG_DATUM(1)) >= 0);
+}
+
+/* Sorts call the comparison directly, without the function-call layer. */
+static int
+cc_sort_compare(Datum a, Datum b, SortSupport ssup)
+{
+	return cc_compare_datums(a, b);
+}
+
+Datum
+counter_crdt_sortsupport(PG_FUNCTION_ARGS)
+{
+	SortSupport ssup = (SortSupport) PG_GETARG_POINTER(0);
+
+	ssup->comparator = cc_sort_compare;
+	PG_RETURN_VOID();
+}
