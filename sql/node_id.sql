@@ -53,6 +53,10 @@ SET counter_crdt.node_id = 'not-a-uuid';
 \set VERBOSITY sqlstate
 SET counter_crdt.node_id = '7f0cab51-fb72-3e98-bdb4-0404a982865';
 SET counter_crdt.node_id = '7f0cab51-fb72-3e98-bdb4-0404a982865dd';
+-- longer by two, by sixteen and by 64 hex digits: never cut to 16 bytes
+SET counter_crdt.node_id = '7f0cab51-fb72-3e98-bdb4-0404a982865d00';
+SET counter_crdt.node_id = '7f0cab51-fb72-3e98-bdb4-0404a982865d0123456789abcdef';
+SET counter_crdt.node_id = '7f0cab51-fb72-3e98-bdb4-0404a982865d0000000000000000000000000000000000000000000000000000000000000000';
 SET counter_crdt.node_id = '7f0cab51-fb72-3e98-bdb4-0404a98286zz';
 SET counter_crdt.node_id = '7f0cab51:fb72:3e98:bdb4:0404a982865d';
 SET counter_crdt.node_id = 'tombstone';

@@ -187,7 +187,12 @@ INSERT INTO bad_literals (what, lit) VALUES
   ('no-break space before brace', ' {}'),
   ('no-break space inside', '{ }'),
   ('ellipsis after braces', '{}…'),
-  ('greek letter as id', '{α:1:1}');
+  ('greek letter as id', '{α:1:1}'),
+  -- writer ids longer than 36 characters, never cut to their first 16 bytes
+  ('id two digits too long', '{0b6e7f3a-2d44-4c8e-9a51-3f0d2c7b1e9000:1:1}'),
+  ('id eight digits too long', '{0b6e7f3a-2d44-4c8e-9a51-3f0d2c7b1e90abcdef01:1:1}'),
+  ('id of 100 characters', '{0b6e7f3a-2d44-4c8e-9a51-3f0d2c7b1e900000000000000000000000000000000000000000000000000000000000000000:1:1}'),
+  ('second id too long', '{0b6e7f3a-2d44-4c8e-9a51-3f0d2c7b1e90:1:1, 7f0cab51-fb72-3e98-bdb4-0404a982865d00:1:1}');
 
 SELECT n, what, pg_temp.try_in(lit) AS result, pg_temp.why_in(lit) AS detail FROM bad_literals ORDER BY n;
 SELECT count(*) AS cases, count(*) FILTER (WHERE pg_temp.try_in(lit) = '22P02') AS rejected_22p02

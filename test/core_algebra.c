@@ -287,6 +287,16 @@ test_binary(void)
 	wire[0] = 2;
 	CHECK(cc_decode_header(wire, sizeof(expected), &m, &tomb, &err) == CC_ERR_BINARY &&
 		  strstr(err.detail, "version 2") != NULL);
+	wire[0] = 0;
+	CHECK(cc_decode_header(wire, sizeof(expected), &m, &tomb, &err) == CC_ERR_BINARY &&
+		  strstr(err.detail, "version 0") != NULL);
+	wire[0] = 0xff;
+	CHECK(cc_decode_header(wire, sizeof(expected), &m, &tomb, &err) == CC_ERR_BINARY &&
+		  strstr(err.detail, "version 255") != NULL);
+	cc_encode(sa, 0, true, wire);
+	wire[0] = 0;
+	CHECK(cc_decode_header(wire, CC_WIRE_HEADER, &m, &tomb, &err) == CC_ERR_BINARY);
+	cc_encode(sa, n, false, wire);
 	wire[0] = 1;
 	wire[1] = 0x02;
 	CHECK(cc_decode_header(wire, sizeof(expected), &m, &tomb, &err) == CC_ERR_BINARY);
@@ -302,6 +312,38 @@ test_binary(void)
 	wire[5] = 1;
 	CHECK(cc_decode_header(wire, sizeof(expected), &m, &tomb, &err) == CC_ERR_BINARY);
 	wire[5] = 2;
+
+	/*
+	 * A partial shard after the announced ones: 1 to 31 bytes more than the
+	 * count says, for counts 0, 1 and 2, and counts one above the whole
+	 * shards present.  None is read as a shard, none is ignored.
+	 */
+	{
+		unsigned char longer[sizeof(expected) + CC_SHARD_SIZE];
+
+		memset(longer, 0, sizeof(longer));
+		memcpy(longer, expected, sizeof(expected));
+		for (uint32_t count = 0; count <= 2; count++)
+		{
+			longer[5] = (unsigned char) count;
+			for (size_t extra = 1; extra < CC_SHARD_SIZE; extra++)
+			{
+				size_t		len = cc_wire_size(count) + extra;
+
+				CHECKF(cc_decode_header(longer, len, &m, &tomb, &err) == CC_ERR_BINARY &&
+					   strstr(err.detail, "shard") != NULL,
+					   "count %u with %zu extra bytes accepted", (unsigned) count, extra);
+				longer[5] = (unsigned char) (count + 1);
+				CHECKF(cc_decode_header(longer, len, &m, &tomb, &err) == CC_ERR_BINARY,
+					   "count %u with %zu bytes of its last shard accepted",
+					   (unsigned) count + 1, extra);
+				longer[5] = (unsigned char) count;
+			}
+			/* the exact length is fine */
+			CHECK(cc_decode_header(longer, cc_wire_size(count), &m, &tomb, &err) == CC_OK &&
+				  m == count);
+		}
+	}
 
 	/* non-canonical shards: order, duplicates, clocks */
 	{

@@ -107,6 +107,33 @@ test_text(void)
 	check_rejects("{g0000000-0000-0000-0000-000000000001:1:1}", "Expected a writer id, found \"g");
 	check_rejects("{0000000g-0000-0000-0000-000000000001:1:1}", "Invalid writer id \"0000000\"");
 	check_rejects("{x:1:1}", "Expected a writer id");
+	/* longer than 36 characters: refused, never cut to the first 16 bytes */
+	check_rejects("{" A "00:1:1}", "Invalid writer id \"" A "00\"");
+	check_rejects("{" A "0123456789abcdef:1:1}", "Invalid writer id");
+	check_rejects("{" D "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff:1:1}",
+				  "Invalid writer id");
+	check_rejects("{" A "-" D ":1:1}", "Invalid writer id");
+	check_rejects("{" A ":1:1, " D "ff:1:1}", "Invalid writer id \"" D "ff\" at position 44");
+
+	/* near misses of the keyword */
+	check_rejects("tombstonX", "Expected \"{\" or \"tombstone\", found \"tombstonX\"");
+	check_rejects("tombstonx", "Expected \"{\" or \"tombstone\"");
+	check_rejects("tombstoneX", "Expected end of input, found \"X\" at position 10");
+	check_rejects("Xombstone", "Expected \"{\" or \"tombstone\"");
+	check_rejects("tombstonf", "Expected \"{\" or \"tombstone\"");
+	check_rejects("tombstond", "Expected \"{\" or \"tombstone\"");
+	check_rejects("tambstone", "Expected \"{\" or \"tombstone\"");
+	check_rejects("ttombstone", "Expected \"{\" or \"tombstone\"");
+	check_rejects("tombston", "Expected \"{\" or \"tombstone\"");
+	check_rejects("t", "Expected \"{\" or \"tombstone\"");
+	check_rejects("tombstone_", "Expected end of input");
+	check_rejects("tombstone}", "Expected end of input");
+	check_rejects("tombstone tombstone", "Expected end of input");
+	check_rejects("TOMBSTON\xc9", "Expected \"{\" or \"tombstone\"");
+	check_rejects("tombst0ne", "Expected \"{\" or \"tombstone\"");
+	check_rejects("tomb\tstone", "Expected \"{\" or \"tombstone\"");
+	check_parses("TombsTONE", "tombstone");
+	check_parses("\ttombstone\n", "tombstone");
 
 	/* numbers and clocks */
 	check_rejects("{" A ":0:1}", "Writer " A " has clock 0; clocks start at 1.");
@@ -148,6 +175,17 @@ test_text(void)
 		cc_uuid_format(id, out);
 		CHECK(strcmp(out, EX2) == 0);
 		CHECK(!cc_uuid_parse(EX2, 35, id));
+		/* a longer run of hex digits is refused whole, and id is not written past */
+		{
+			uint8_t		guard[CC_ID_LEN + 8];
+
+			memset(guard, 0xa5, sizeof(guard));
+			CHECK(!cc_uuid_parse(EX2 "00", 38, guard));
+			CHECK(!cc_uuid_parse(EX2 "0123456789abcdef", 52, guard));
+			CHECK(!cc_uuid_parse(EX2 EX2, 72, guard));
+			for (size_t i = CC_ID_LEN; i < sizeof(guard); i++)
+				CHECKF(guard[i] == 0xa5, "byte %zu past the id written", i);
+		}
 		CHECK(!cc_uuid_parse("7f0cab51fb72-3e98-bdb4-0404a982865d-", 36, id));
 		CHECK(!cc_uuid_parse("7f0cab51-fb72-3e98-bdb4-0404a982865g", 36, id));
 	}
