@@ -50,6 +50,8 @@ main(int argc, char **argv)
 	test_algebra();
 	test_text();
 	test_ids();
+	test_table_digest();
+	test_difference();
 	test_random(cases);
 
 	printf("core: %ld passed, %ld failed\n", cc_test_passed, cc_test_failed);

@@ -154,6 +154,41 @@ report(const char *law, const rstate *a, const rstate *b, const rstate *c)
 		fprintf(stderr, "  c = %s\n", state_text(c->s, c->n, c->tombstone));
 }
 
+/*
+ * x is exactly the shards of a that win over b's, from the definition:
+ * compared with every shard of b by memcmp, not by walking in order.
+ */
+static bool
+winners_of(const rstate *a, const rstate *b, const rstate *x)
+{
+	size_t		k = 0;
+
+	for (size_t i = 0; i < a->n; i++)
+	{
+		cc_shard	sa,
+					sb;
+		bool		wins = true;
+
+		cc_load(a->s, i, &sa);
+		for (size_t j = 0; j < b->n; j++)
+		{
+			cc_load(b->s, j, &sb);
+			if (memcmp(sa.id, sb.id, CC_ID_LEN) == 0)
+				wins = sa.clock > sb.clock ||
+					(sa.clock == sb.clock && sa.value > sb.value);
+		}
+		if (wins)
+		{
+			if (k == x->n ||
+				memcmp(x->s + k * CC_SHARD_SIZE, a->s + i * CC_SHARD_SIZE,
+					   CC_SHARD_SIZE) != 0)
+				return false;
+			k++;
+		}
+	}
+	return k == x->n;
+}
+
 /* Tallies one law over all cases: one check in the totals per law. */
 typedef struct law
 {
@@ -193,9 +228,12 @@ test_random(long cases)
 				into = {"merge_into = merge", 0},
 				digest = {"digest agrees with equality", 0},
 				inc = {"increment dominates its input", 0},
-				val = {"increment adds delta to the value", 0};
+				val = {"increment adds delta to the value", 0},
+				diff = {"merge(b, difference(a, b)) = merge(a, b)", 0},
+				diff_none = {"difference(a, b) is none iff merge(a, b) = b", 0},
+				diff_sub = {"difference(a, b) is the shards of a that win", 0};
 	law		   *laws[] = {&comm, &assoc, &idem, &canon, &text, &wire, &into,
-	&digest, &inc, &val};
+	&digest, &inc, &val, &diff, &diff_none, &diff_sub};
 	const char *seed_env = getenv("CC_TEST_SEED");
 	uint64_t	seed = seed_env ? strtoull(seed_env, NULL, 0) : 0x5eed2026ULL;
 	long		shared_ids = 0,
@@ -267,6 +305,24 @@ test_random(long cases)
 			cc_digest(c.s, c.n, c.tombstone, d2);
 			tally(&digest, (memcmp(d1, d2, CC_DIGEST_LEN) == 0) == same(&ab, &c),
 				  &ab, &c, NULL);
+		}
+
+		/* the difference is what a adds to b, taken from a */
+		{
+			cc_view		va = {a.s, a.n, a.tombstone},
+						vb = {b.s, b.n, b.tombstone};
+			cc_diff_kind kind = cc_difference(&va, &vb, x.s, &x.n);
+			rstate		bx;
+
+			x.tombstone = (kind == CC_DIFF_TOMBSTONE);
+			if (kind == CC_DIFF_NONE)
+				bx = b;
+			else
+				merge_states(&b, &x, &bx);
+			tally(&diff, same(&bx, &ab), &a, &b, NULL);
+			tally(&diff_none, (kind == CC_DIFF_NONE) == same(&ab, &b), &a, &b, NULL);
+			tally(&diff_sub, kind != CC_DIFF_SHARDS ||
+				  (x.n > 0 && winners_of(&a, &b, &x)), &a, &b, NULL);
 		}
 
 		/* a leader increment is above its input: merging them gives it */
