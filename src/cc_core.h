@@ -222,10 +222,11 @@ typedef struct cc_sum256
 } cc_sum256;
 
 /*
- * The hash of one row: SHA-256 of a domain tag, the key's length (8 bytes,
- * big-endian) and bytes, then one tag byte (0 live, 1 tombstone, 2 NULL
- * state) and, for a state, its shard count and shards as cc_digest() encodes
- * them.  state is NULL for a NULL state.
+ * The hash of one row: SHA-256 of the domain tag "counter_crdt row v1", the
+ * key's length (8 bytes, big-endian) and bytes, then one tag byte (0 live,
+ * 1 tombstone, 2 NULL state) and, for a state, its shard count (8 bytes,
+ * big-endian) and shards as cc_digest() encodes them (id, clock, value,
+ * big-endian, ascending id).  state is NULL for a NULL state.
  */
 void		cc_row_hash(const char *key, size_t keylen, const cc_view *state,
 						uint8_t out[CC_DIGEST_LEN]);
