@@ -10,6 +10,8 @@
 # b receives exactly counter_crdt_difference(a, b) of the keys where a has
 # something new, one shard where only one shard is new; afterwards both
 # servers hold identical states with the exact values of every increment.
+# Then a repair with increments on both servers between query 2 and the
+# shipping: none is lost, and the next repair converges.
 use strict;
 use warnings;
 
@@ -135,27 +137,58 @@ $nb->safe_psql('app', recipe('repair/apply'));
 is($nb->safe_psql('app', 'SELECT count(*) FROM page_views_repair'), '0',
 	'the shipped differences are consumed');
 
-# Query 1 again, and the servers' own digests.
-is($na->safe_psql('app', recipe('repair/compare')), 't', 'query 1: the tables are equal after the repair');
-is($na->safe_psql('app', $digest), $nb->safe_psql('app', $digest),
-	'both servers compute the same digest');
-
 # Identical states, exact values.
 my $states = q{SELECT page || ' ' || coalesce(views::text, 'NULL') FROM page_views ORDER BY page COLLATE "C"};
-is($na->safe_psql('app', $states), $nb->safe_psql('app', $states), 'identical states on both servers');
 my $values = q{
 	SELECT page || ' ' || CASE WHEN views IS NULL THEN 'NULL'
 	                           WHEN views = 'tombstone' THEN 'tombstone'
 	                           ELSE views::bigint::text END
 	  FROM page_views ORDER BY page COLLATE "C"};
-my $want = join("\n", map { "$_ $value{$_}" } sort keys %value);
-is($na->safe_psql('app', $values), $want, 'exact values on a');
-is($nb->safe_psql('app', $values), $want, 'exact values on b');
+sub check_converged
+{
+	my ($when) = @_;
+	my $want = join("\n", map { "$_ $value{$_}" } sort keys %value);
+	is($na->safe_psql('app', recipe('repair/compare')), 't', "$when: query 1 says the tables are equal");
+	is($na->safe_psql('app', $digest), $nb->safe_psql('app', $digest),
+		"$when: both servers compute the same digest");
+	is($na->safe_psql('app', $states), $nb->safe_psql('app', $states),
+		"$when: identical states on both servers");
+	is($na->safe_psql('app', $values), $want, "$when: exact values on a");
+	is($nb->safe_psql('app', $values), $want, "$when: exact values on b");
+}
+check_converged('after the repair');
 
-# A second pass finds nothing and ships nothing.
+# Increments while a repair runs are kept: they land between query 2 and
+# the shipping, on a (p50) and on b (p60, through the foreign table), so the
+# repair works from states that are no longer current.  Nothing is lost on
+# either server; a second repair converges.
+$na->safe_psql('app', qq{UPDATE page_views SET views = counter_crdt_increment(views, 9, $W1) WHERE page = 'p50'});
+$nb->safe_psql('app', qq{UPDATE page_views SET views = counter_crdt_increment(views, 4, $W2) WHERE page = 'p60'});
+$found = $na->safe_psql('app',
+	recipe('repair/find') . qq{
+	UPDATE page_views SET views = counter_crdt_increment(views, 1000, $W1) WHERE page = 'p50';
+	UPDATE b.page_views SET views = counter_crdt_increment(views, 500, $W2) WHERE page = 'p60';
+	} . recipe('repair/ship'));
+is_deeply([ sort split /\n/, $found ], [qw(p50 p60)], 'during increments: query 2 lists the differing keys');
+$nb->safe_psql('app', recipe('repair/apply'));
+$value{p50} += 9 + 1000;
+$value{p60} += 4 + 500;
+my $v = q{SELECT views::bigint FROM page_views WHERE page = };
+is($na->safe_psql('app', "$v 'p50'"), $value{p50}, 'a kept its increments made during the repair');
+is($na->safe_psql('app', "$v 'p60'"), $value{p60} - 500, 'a got what b had when query 2 ran');
+is($nb->safe_psql('app', "$v 'p60'"), $value{p60}, 'b kept its increments made during the repair');
+is($nb->safe_psql('app', "$v 'p50'"), $value{p50} - 1000, 'b got what a had when query 2 ran');
+is($na->safe_psql('app', recipe('repair/compare')), 'f',
+	'query 1 sees the increments that came after query 2');
+$found = $na->safe_psql('app', recipe('repair/find') . recipe('repair/ship'));
+is_deeply([ sort split /\n/, $found ], [qw(p50 p60)], 'the next query 2 lists just those keys');
+$nb->safe_psql('app', recipe('repair/apply'));
+check_converged('after a second repair');
+
+# A further pass finds nothing and ships nothing.
 $found = $na->safe_psql('app', recipe('repair/find') . recipe('repair/ship'));
 is($found, '', 'query 2 finds no differing key after the repair');
-is($nb->safe_psql('app', 'SELECT count(*) FROM page_views_repair'), '0', 'nothing shipped the second time');
+is($nb->safe_psql('app', 'SELECT count(*) FROM page_views_repair'), '0', 'nothing shipped the last time');
 
 $na->stop;
 $nb->stop;
