@@ -63,6 +63,10 @@ SELECT 'key' || g,
                                        md5('w' || (g % 3 + 7))::uuid))
        END
 FROM generate_series(1, 20000) g;
+-- One value large enough to be stored compressed.
+INSERT INTO dg
+SELECT 'big', counter_crdt_merge_agg(counter_crdt_increment(NULL, w, md5('big' || w)::uuid))
+FROM generate_series(1, 2000) w;
 ANALYZE dg;
 
 -- The aggregate against the reference, on a few rows and on all of them.
@@ -75,6 +79,9 @@ SELECT counter_crdt_digest_agg(k, c) = pg_temp.num_bytes(sum(pg_temp.bytes_num(p
        AS table_matches_reference
 FROM dg;
 SELECT octet_length(counter_crdt_digest_agg(k, c)) AS bytes FROM dg;
+SELECT pg_column_size(c) < 2000 * 32 AS big_is_compressed,
+       counter_crdt_digest_agg(k, c) = pg_temp.ref_row(k, c) AS big_matches
+FROM dg WHERE k = 'big' GROUP BY k, c;
 
 -- No rows: 32 zero bytes.
 SELECT counter_crdt_digest_agg(k, c) FROM dg WHERE false;
