@@ -13,6 +13,7 @@ CORE_SRCS = src/cc_core.c src/cc_text.c src/cc_ids.c src/cc_hash.c
 GLUE_SRCS = src/counter_crdt.c src/type_io.c src/functions.c src/aggregate.c \
 	src/replication.c
 GLUE_SRCS += src/compare.c
+GLUE_SRCS += src/table_digest.c
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 
 DATA = $(wildcard counter_crdt--*.sql)
@@ -21,6 +22,7 @@ REGRESS = type_io text_errors binary_io increment merge value aggregate \
 	parallel equality shards_digest writer_ids node_id seeds replica_merge \
 	upgrade privileges
 REGRESS += ordering replica_hazards
+REGRESS += digest_agg difference
 EXTRA_CLEAN = test/core_test test/core_test_sanitize test/microbench
 
 PG_CONFIG ?= pg_config

@@ -246,6 +246,44 @@ cc_merge_is_noop(const unsigned char *a, size_t na,
 	return cc_walk_subset(a, na, b, nb, NULL);
 }
 
+cc_diff_kind
+cc_difference(const cc_view *a, const cc_view *b,
+			  unsigned char *out, size_t *nout)
+{
+	size_t		j = 0,
+				k = 0;
+
+	*nout = 0;
+	if (b->tombstone)
+		return CC_DIFF_NONE;
+	if (a->tombstone)
+		return CC_DIFF_TOMBSTONE;
+	for (size_t i = 0; i < a->n; i++)
+	{
+		const unsigned char *pa = a->shards + i * CC_SHARD_SIZE;
+		int			c = 1;
+
+		/* b's shards below a's id cannot matter: skip them */
+		while (j < b->n &&
+			   (c = cc_id_cmp(b->shards + j * CC_SHARD_SIZE, pa)) < 0)
+			j++;
+		if (j < b->n && c == 0)
+		{
+			cc_shard	sa,
+						sb;
+
+			cc_load(a->shards, i, &sa);
+			cc_load(b->shards, j, &sb);
+			j++;
+			if (!cc_b_wins(&sb, &sa))
+				continue;
+		}
+		memcpy(out + k++ * CC_SHARD_SIZE, pa, CC_SHARD_SIZE);
+	}
+	*nout = k;
+	return k == 0 ? CC_DIFF_NONE : CC_DIFF_SHARDS;
+}
+
 cc_merge_kind
 cc_merge_plan(const cc_view *a, const cc_view *b)
 {
@@ -430,28 +468,106 @@ cc_put_shard(unsigned char *p, const cc_shard *sh)
  * portable layout, so that it depends on the state alone: not on the byte
  * order of the machine, nor on the storage format.
  */
-void
-cc_digest(const unsigned char *s, size_t n, bool tombstone,
-		  uint8_t out[CC_DIGEST_LEN])
+static void
+cc_hash_state(cc_sha256_ctx *ctx, const unsigned char *s, size_t n,
+			  bool tombstone)
 {
-	static const char tag[] = "counter_crdt digest v1";
-	cc_sha256_ctx ctx;
 	unsigned char buf[CC_SHARD_SIZE];
 
-	cc_sha256_init(&ctx);
-	cc_sha256_update(&ctx, tag, sizeof(tag) - 1);
 	buf[0] = tombstone ? 1 : 0;
 	cc_put_be64(buf + 1, (int64_t) n);
-	cc_sha256_update(&ctx, buf, 9);
+	cc_sha256_update(ctx, buf, 9);
 	for (size_t i = 0; i < n; i++)
 	{
 		cc_shard	sh;
 
 		cc_load(s, i, &sh);
 		cc_put_shard(buf, &sh);
-		cc_sha256_update(&ctx, buf, CC_SHARD_SIZE);
+		cc_sha256_update(ctx, buf, CC_SHARD_SIZE);
 	}
+}
+
+void
+cc_digest(const unsigned char *s, size_t n, bool tombstone,
+		  uint8_t out[CC_DIGEST_LEN])
+{
+	static const char tag[] = "counter_crdt digest v1";
+	cc_sha256_ctx ctx;
+
+	cc_sha256_init(&ctx);
+	cc_sha256_update(&ctx, tag, sizeof(tag) - 1);
+	cc_hash_state(&ctx, s, n, tombstone);
 	cc_sha256_final(&ctx, out);
+}
+
+/*
+ * A row of a table digest.  Its own domain tag keeps a row hash from ever
+ * equalling a state digest; the length before the key keeps the key's bytes
+ * from running into the state's.  The tag byte after the key is the flag
+ * byte of cc_hash_state(), or 2 for a NULL state, which has nothing after it.
+ */
+#define CC_ROW_NULL_STATE 2
+
+void
+cc_row_hash(const char *key, size_t keylen, const cc_view *state,
+			uint8_t out[CC_DIGEST_LEN])
+{
+	static const char tag[] = "counter_crdt row v1";
+	cc_sha256_ctx ctx;
+	unsigned char buf[8];
+
+	cc_sha256_init(&ctx);
+	cc_sha256_update(&ctx, tag, sizeof(tag) - 1);
+	cc_put_be64(buf, (int64_t) keylen);
+	cc_sha256_update(&ctx, buf, 8);
+	cc_sha256_update(&ctx, key, keylen);
+	if (state == NULL)
+	{
+		buf[0] = CC_ROW_NULL_STATE;
+		cc_sha256_update(&ctx, buf, 1);
+	}
+	else
+		cc_hash_state(&ctx, state->shards, state->n, state->tombstone);
+	cc_sha256_final(&ctx, out);
+}
+
+/* acc += x limb by limb, the carry running up to the top and out of it. */
+void
+cc_sum256_add(cc_sum256 *acc, const cc_sum256 *x)
+{
+	uint64_t	carry = 0;
+
+	for (int i = 0; i < 4; i++)
+	{
+		uint64_t	t = acc->w[i] + carry;
+		uint64_t	c1 = t < carry;
+
+		acc->w[i] = t + x->w[i];
+		carry = c1 + (acc->w[i] < t);
+	}
+}
+
+void
+cc_sum256_from_bytes(cc_sum256 *x, const uint8_t in[CC_DIGEST_LEN])
+{
+	for (int i = 0; i < 4; i++)
+		x->w[3 - i] = (uint64_t) cc_get_be64(in + 8 * i);
+}
+
+void
+cc_sum256_to_bytes(const cc_sum256 *x, uint8_t out[CC_DIGEST_LEN])
+{
+	for (int i = 0; i < 4; i++)
+		cc_put_be64(out + 8 * i, (int64_t) x->w[3 - i]);
+}
+
+void
+cc_sum256_add_hash(cc_sum256 *acc, const uint8_t h[CC_DIGEST_LEN])
+{
+	cc_sum256	x;
+
+	cc_sum256_from_bytes(&x, h);
+	cc_sum256_add(acc, &x);
 }
 
 void

@@ -200,6 +200,58 @@ int			cc_compare(const unsigned char *a, size_t na, bool ta,
 void		cc_digest(const unsigned char *s, size_t n, bool tombstone,
 					  uint8_t out[CC_DIGEST_LEN]);
 
+/*
+ * Difference (ScyllaDB's counter difference, what a repair ships): what a
+ * adds to b.  CC_DIFF_NONE when merge(a, b) = b; CC_DIFF_TOMBSTONE when a is
+ * a tombstone and b is not; otherwise CC_DIFF_SHARDS with the shards of a
+ * that win over b's (id absent in b, higher clock, or equal clock and higher
+ * value) in out, room for a->n shards, *nout of them.  In every case
+ * merge(b, difference) = merge(a, b).
+ */
+typedef enum cc_diff_kind
+{
+	CC_DIFF_NONE,
+	CC_DIFF_TOMBSTONE,
+	CC_DIFF_SHARDS
+} cc_diff_kind;
+
+cc_diff_kind cc_difference(const cc_view *a, const cc_view *b,
+						   unsigned char *out, size_t *nout);
+
+/* --- table digests (cc_core.c) --- */
+
+/*
+ * A digest of a set of (key, state) rows: the sum modulo 2^256 of one
+ * SHA-256 per row, so that neither the order of the rows nor the way they
+ * are split between parallel workers matters, while a row that appears
+ * twice counts twice (a sum, not an exclusive or).  No rows sum to zero.
+ * Limbs are little-endian: w[0] is the least significant 64 bits.
+ */
+typedef struct cc_sum256
+{
+	uint64_t	w[4];
+} cc_sum256;
+
+/*
+ * The hash of one row: SHA-256 of the domain tag "counter_crdt row v1", the
+ * key's length (8 bytes, big-endian) and bytes, then one tag byte (0 live,
+ * 1 tombstone, 2 NULL state) and, for a state, its shard count (8 bytes,
+ * big-endian) and shards as cc_digest() encodes them (id, clock, value,
+ * big-endian, ascending id).  state is NULL for a NULL state.
+ */
+void		cc_row_hash(const char *key, size_t keylen, const cc_view *state,
+						uint8_t out[CC_DIGEST_LEN]);
+
+/* acc += the 32-byte big-endian number h, modulo 2^256. */
+void		cc_sum256_add_hash(cc_sum256 *acc, const uint8_t h[CC_DIGEST_LEN]);
+
+/* acc += x, modulo 2^256. */
+void		cc_sum256_add(cc_sum256 *acc, const cc_sum256 *x);
+
+/* The sum as 32 big-endian bytes, and back. */
+void		cc_sum256_to_bytes(const cc_sum256 *x, uint8_t out[CC_DIGEST_LEN]);
+void		cc_sum256_from_bytes(cc_sum256 *x, const uint8_t in[CC_DIGEST_LEN]);
+
 /* --- binary form (cc_core.c) --- */
 
 static inline size_t

@@ -1,7 +1,8 @@
 /*
  * functions.c
  *	  The SQL functions of counter_crdt: leader increments, value, merge,
- *	  shards, digest, equality and hashing, and writer ids.
+ *	  shards, digest, equality and hashing, writer ids, and the difference
+ *	  that a repair ships.
  */
 #include "counter_crdt.h"
 
@@ -25,6 +26,7 @@ PG_FUNCTION_INFO_V1(counter_crdt_hash_extended);
 PG_FUNCTION_INFO_V1(counter_crdt_node_id);
 PG_FUNCTION_INFO_V1(counter_crdt_rack_id);
 PG_FUNCTION_INFO_V1(counter_crdt_pending_id);
+PG_FUNCTION_INFO_V1(counter_crdt_difference);
 
 /*
  * The leader increment shared by c + d, c - d and counter_crdt_increment():
@@ -291,4 +293,41 @@ counter_crdt_pending_id(PG_FUNCTION_ARGS)
 
 	cc_pending_id(PG_GETARG_UUID_P(0)->data, id);
 	return cc_uuid_datum(id);
+}
+
+/*
+ * difference(a, b), what a repair ships to a server that holds b: NULL when a
+ * adds nothing to b, else the shards of a that win over b's, or a itself when
+ * it is a tombstone that b is not.  NULL a adds nothing; against a NULL b all
+ * of a is new.
+ */
+Datum
+counter_crdt_difference(PG_FUNCTION_ARGS)
+{
+	cc_view		a,
+				b;
+	unsigned char *shards;
+	struct varlena *result;
+	size_t		n;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	if (PG_ARGISNULL(1))
+		PG_RETURN_POINTER(DatumGetCounterCrdtP(PG_GETARG_DATUM(0)));
+	cc_datum_view(PG_GETARG_DATUM(0), &a);
+	cc_datum_view(PG_GETARG_DATUM(1), &b);
+	result = cc_make(a.n, false, &shards);
+	switch (cc_difference(&a, &b, shards, &n))
+	{
+		case CC_DIFF_NONE:
+			pfree(result);
+			PG_RETURN_NULL();
+		case CC_DIFF_TOMBSTONE:
+			pfree(result);
+			PG_RETURN_POINTER(DatumGetCounterCrdtP(PG_GETARG_DATUM(0)));
+		case CC_DIFF_SHARDS:
+			break;
+	}
+	cc_set_count(result, n);
+	PG_RETURN_POINTER(result);
 }

@@ -47,6 +47,8 @@ void		test_ids(void);
 void		test_order(void);
 void		test_bounds(void);
 void		test_random(long cases);
+void		test_table_digest(void);
+void		test_difference(void);
 
 /* Helpers shared by the test files (core_main.c). */
 #include "cc_core.h"

@@ -56,4 +56,43 @@ cc_test_sort_by_id(cc_shard *sh, size_t k)
 		}
 }
 
+/*
+ * Whether the n_x shards at x are exactly the shards of a (in a's order)
+ * that win over b's: id absent in b, or a higher clock, or an equal clock
+ * and a higher value.  From the definition, comparing each shard of a with
+ * every shard of b by memcmp: the reference for counter differences.
+ */
+static inline bool
+cc_test_is_winners(const unsigned char *a, size_t na,
+				   const unsigned char *b, size_t nb,
+				   const unsigned char *x, size_t nx)
+{
+	size_t		k = 0;
+
+	for (size_t i = 0; i < na; i++)
+	{
+		cc_shard	sa,
+					sb;
+		bool		wins = true;
+
+		cc_load(a, i, &sa);
+		for (size_t j = 0; j < nb; j++)
+		{
+			cc_load(b, j, &sb);
+			if (memcmp(sa.id, sb.id, CC_ID_LEN) == 0)
+				wins = sa.clock > sb.clock ||
+					(sa.clock == sb.clock && sa.value > sb.value);
+		}
+		if (wins)
+		{
+			if (k == nx ||
+				memcmp(x + k * CC_SHARD_SIZE, a + i * CC_SHARD_SIZE,
+					   CC_SHARD_SIZE) != 0)
+				return false;
+			k++;
+		}
+	}
+	return k == nx;
+}
+
 #endif							/* CC_TEST_STATES_H */

@@ -52,6 +52,8 @@ main(int argc, char **argv)
 	test_ids();
 	test_order();
 	test_bounds();
+	test_table_digest();
+	test_difference();
 	test_random(cases);
 
 	printf("core: %ld passed, %ld failed\n", cc_test_passed, cc_test_failed);

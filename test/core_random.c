@@ -197,9 +197,13 @@ test_random(long cases)
 				ord_model = {"order agrees with the model (exact sums, then shards)", 0},
 				ord_anti = {"order antisymmetric", 0},
 				ord_eq = {"order 0 exactly when equal", 0},
-				ord_trans = {"order transitive", 0};
+				ord_trans = {"order transitive", 0},
+				diff = {"merge(b, difference(a, b)) = merge(a, b)", 0},
+				diff_none = {"difference(a, b) is none iff merge(a, b) = b", 0},
+				diff_sub = {"difference(a, b) is the shards of a that win", 0};
 	law		   *laws[] = {&comm, &assoc, &idem, &canon, &text, &wire, &into,
-	&digest, &inc, &val, &ord_model, &ord_anti, &ord_eq, &ord_trans};
+	&digest, &inc, &val, &ord_model, &ord_anti, &ord_eq, &ord_trans,
+	&diff, &diff_none, &diff_sub};
 	const char *seed_env = getenv("CC_TEST_SEED");
 	uint64_t	seed = seed_env ? strtoull(seed_env, NULL, 0) : 0x5eed2026ULL;
 	long		shared_ids = 0,
@@ -331,6 +335,25 @@ test_random(long cases)
 				sum_ties += ra == CC_OK && rb == CC_OK && sa == sb;
 				wide_sums += ra != CC_OK;
 			}
+		}
+
+		/* the difference is what a adds to b, taken from a */
+		{
+			cc_view		va = {a.s, a.n, a.tombstone},
+						vb = {b.s, b.n, b.tombstone};
+			cc_diff_kind kind = cc_difference(&va, &vb, x.s, &x.n);
+			rstate		bx;
+
+			x.tombstone = (kind == CC_DIFF_TOMBSTONE);
+			if (kind == CC_DIFF_NONE)
+				bx = b;
+			else
+				merge_states(&b, &x, &bx);
+			tally(&diff, same(&bx, &ab), &a, &b, NULL);
+			tally(&diff_none, (kind == CC_DIFF_NONE) == same(&ab, &b), &a, &b, NULL);
+			tally(&diff_sub, kind != CC_DIFF_SHARDS ||
+				  (x.n > 0 && cc_test_is_winners(a.s, a.n, b.s, b.n, x.s, x.n)),
+				  &a, &b, NULL);
 		}
 
 		/* a leader increment is above its input: merging them gives it */

@@ -2,8 +2,8 @@
  * fuzz_algebra.c
  *	  libFuzzer harness of the shard-set algebra: merge (as the SQL function
  *	  does it, plan then build), merge_count, merge_into, merge_is_noop,
- *	  leader increment, sum and digest, checked against their laws and
- *	  against exact reference computations.
+ *	  leader increment, sum, digest and difference, checked against their
+ *	  laws and against exact reference computations.
  *
  * The input is not decoded with the binary decoder: random bytes would
  * almost never make a canonical state, and the fuzzer would spend its time
@@ -50,7 +50,7 @@ typedef struct fstate
 /* -------------------------------------------------------------- memory */
 
 /* Every buffer of one case, freed together at its end. */
-#define ARENA_SLOTS 1024
+#define ARENA_SLOTS 4096
 static void *arena[ARENA_SLOTS];
 static int	arena_used = 0;
 
@@ -537,6 +537,39 @@ check_increment(const fstate *x, const uint8_t *w, int64_t delta,
 	return true;
 }
 
+/*
+ * difference(x, y) against its definition and its law: none exactly when
+ * merge(x, y) = y; a tombstone exactly when x is one and y is not; else
+ * exactly the shards of x that win over y's (cc_test_is_winners, from the
+ * definition); and merge(y, difference(x, y)) = merge(x, y).  The output buffer
+ * has exactly x->n shards of room, as the API promises.
+ */
+static void
+check_difference(const fstate *x, const fstate *y)
+{
+	cc_view		vx = {x->s, x->n, x->tombstone},
+				vy = {y->s, y->n, y->tombstone};
+	fstate		d,
+				m = merge_sql(x, y),
+				md;
+	cc_diff_kind kind;
+
+	d.s = arena_alloc(x->n * CC_SHARD_SIZE);
+	d.n = 12345;
+	kind = cc_difference(&vx, &vy, d.s, &d.n);
+	d.tombstone = (kind == CC_DIFF_TOMBSTONE);
+	FUZZ_CHECK((kind == CC_DIFF_NONE) == same(&m, y));
+	FUZZ_CHECK((kind == CC_DIFF_TOMBSTONE) == (x->tombstone && !y->tombstone));
+	FUZZ_CHECK(kind == CC_DIFF_SHARDS ? d.n > 0 : d.n == 0);
+	if (kind == CC_DIFF_SHARDS)
+	{
+		check_result(&d);
+		FUZZ_CHECK(cc_test_is_winners(x->s, x->n, y->s, y->n, d.s, d.n));
+	}
+	md = kind == CC_DIFF_NONE ? *y : merge_sql(y, &d);
+	FUZZ_CHECK(same(&md, &m));
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -696,6 +729,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (int k = i; k < nall; k++)
 			FUZZ_CHECK((memcmp(digests[i], digests[k], CC_DIGEST_LEN) == 0) ==
 					   same(&all[i], &all[k]));
+
+	/* differences, between each input and every state at hand, both ways */
+	for (int i = 0; i < 3; i++)
+		for (int k = 0; k < nall; k++)
+		{
+			check_difference(in[i], &all[k]);
+			check_difference(&all[k], in[i]);
+		}
 
 	FUZZ_CHECK(same(&a, &a0));
 	FUZZ_CHECK(same(&b, &b0));
