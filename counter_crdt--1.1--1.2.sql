@@ -31,3 +31,13 @@
 -- 1.2 section: exactly-once increments and JSON
 --
 
+-- Exactly-once increments (SPEC 8.1).  Not strict: a NULL counter counts from
+-- {}, and a NULL delta, writer or clock is an error (22004), not a NULL
+-- counter.  Immutable: the writer is an argument, not the setting.
+CREATE FUNCTION @extschema@.counter_crdt_increment(c @extschema@.counter_crdt, delta bigint, writer uuid, clock bigint)
+RETURNS @extschema@.counter_crdt
+AS 'MODULE_PATHNAME', 'counter_crdt_increment_at'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION @extschema@.counter_crdt_increment(@extschema@.counter_crdt, bigint, uuid, bigint) IS
+'exactly-once increment: the writer''s shard becomes (clock, value + delta) if its clock is below clock, else nothing changes (a replay)';

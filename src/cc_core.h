@@ -56,7 +56,8 @@ typedef enum cc_code
 	CC_ERR_SYNTAX,				/* malformed text: 22P02 */
 	CC_ERR_BINARY,				/* malformed binary: 22P03 */
 	CC_ERR_OVERFLOW,			/* result outside bigint: 22003 */
-	CC_ERR_LIMIT				/* too many shards: 54000 */
+	CC_ERR_LIMIT,				/* too many shards: 54000 */
+	CC_ERR_ARGUMENT				/* an argument out of its domain: 22023 */
 } cc_code;
 
 #define CC_DETAIL_LEN 256
@@ -180,6 +181,20 @@ bool		cc_merge_is_noop(const unsigned char *a, size_t na,
 cc_code		cc_increment(const unsigned char *s, size_t n, const uint8_t *writer,
 						 int64_t delta, bool subtract,
 						 unsigned char *out, size_t *nout, cc_error *err);
+
+/*
+ * Exactly-once increment (SPEC 8.1): when the writer's shard has a clock
+ * below clock (an absent shard counts as (0, 0)), it becomes (clock,
+ * value + delta) and *applied is set; otherwise the state is copied as it is
+ * (a replay) and *applied is cleared.  out has room for n + 1 shards and may
+ * not overlap s.  CC_ERR_ARGUMENT when clock < 1, CC_ERR_OVERFLOW when the
+ * value would leave int64 (a replay never overflows); nothing is guaranteed
+ * in out then.
+ */
+cc_code		cc_increment_at(const unsigned char *s, size_t n,
+							const uint8_t *writer, int64_t delta, int64_t clock,
+							unsigned char *out, size_t *nout, bool *applied,
+							cc_error *err);
 
 /* State equality of two canonical states. */
 bool		cc_equal(const unsigned char *a, size_t na, bool ta,
