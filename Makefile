@@ -9,16 +9,16 @@ EXTENSION = counter_crdt
 MODULE_big = counter_crdt
 EXTVERSION = 1.2
 
-CORE_SRCS = src/cc_core.c src/cc_text.c src/cc_ids.c src/cc_hash.c
+CORE_SRCS = src/cc_core.c src/cc_text.c src/cc_ids.c src/cc_hash.c src/cc_json.c
 GLUE_SRCS = src/counter_crdt.c src/type_io.c src/functions.c src/aggregate.c \
-	src/replication.c
+	src/replication.c src/json.c
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 
 DATA = $(wildcard counter_crdt--*.sql)
 
 REGRESS = type_io text_errors binary_io increment merge value aggregate \
 	parallel equality shards_digest writer_ids node_id seeds replica_merge \
-	upgrade privileges exactly_once
+	upgrade privileges exactly_once json
 EXTRA_CLEAN = test/core_test test/core_test_sanitize test/microbench
 
 PG_CONFIG ?= pg_config

@@ -250,6 +250,26 @@ void		cc_uuid_format(const uint8_t *id, char *out);
 /* Parses exactly 36 characters of 8-4-4-4-12 hex, any case; false if bad. */
 bool		cc_uuid_parse(const char *str, size_t len, uint8_t *out);
 
+/* --- JSON form (cc_json.c) --- */
+
+/* Upper bound on the shards that JSON text of this length can hold. */
+size_t		cc_json_parse_capacity(const char *str, size_t len);
+
+/*
+ * Parses the JSON form (SPEC 8.2) into canonical shards, rejecting any
+ * other shape with CC_ERR_SYNTAX.  out has room for cc_json_parse_capacity()
+ * shards.
+ */
+cc_code		cc_json_parse(const char *str, size_t len, unsigned char *out,
+						  size_t *n, bool *tombstone, cc_error *err);
+
+/* Bytes needed for the JSON text of n shards, with the terminating NUL. */
+size_t		cc_json_format_capacity(size_t n);
+
+/* Writes the JSON form, as jsonb prints it, and a NUL; returns the length. */
+size_t		cc_json_format(const unsigned char *s, size_t n, bool tombstone,
+						   char *buf);
+
 /* --- writer ids (cc_ids.c) --- */
 
 /* ScyllaDB's rack id: name-based (version 3) uuid of "dc:rack". */
