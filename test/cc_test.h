@@ -45,6 +45,8 @@ void		test_algebra(void);
 void		test_text(void);
 void		test_ids(void);
 void		test_random(long cases);
+void		test_json(long cases);
+void		test_exactly_once(long cases);
 
 /* Helpers shared by the test files (core_main.c). */
 #include "cc_core.h"

@@ -51,6 +51,8 @@ main(int argc, char **argv)
 	test_text();
 	test_ids();
 	test_random(cases);
+	test_json(cases);
+	test_exactly_once(cases);
 
 	printf("core: %ld passed, %ld failed\n", cc_test_passed, cc_test_failed);
 	return cc_test_failed == 0 ? 0 : 1;
