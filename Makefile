@@ -66,7 +66,7 @@ FUZZ_FLAGS ?= -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-g -O1 -fno-omit-frame-pointer
 FUZZ_SHORT_SECONDS ?= 20
 FUZZ_SECONDS ?= 600
-FUZZ_TARGETS = test/fuzz/fuzz_text test/fuzz/fuzz_binary test/fuzz/fuzz_algebra
+FUZZ_TARGETS = test/fuzz/fuzz_text test/fuzz/fuzz_binary test/fuzz/fuzz_algebra test/fuzz/fuzz_json
 EXTRA_CLEAN += $(FUZZ_TARGETS)
 
 $(FUZZ_TARGETS): test/fuzz/%: test/fuzz/%.c test/fuzz/fuzz_common.h test/cc_test_states.h $(CORE_SRCS) src/cc_core.h src/cc_hash.h
