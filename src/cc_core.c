@@ -15,10 +15,7 @@
 
 #include "cc_hash.h"
 
-/* Fills err, when given, with a code and a sentence; returns the code. */
-static cc_code cc_fail(cc_error *err, cc_code code, const char *fmt,...) CC_PRINTF(3, 4);
-
-static cc_code
+cc_code
 cc_fail(cc_error *err, cc_code code, const char *fmt,...)
 {
 	if (err)

@@ -124,6 +124,9 @@ cc_id_cmp(const uint8_t *a, const uint8_t *b)
 	return (x > y) - (x < y);
 }
 
+/* Fills err, when given, with a code and a sentence; returns the code. */
+cc_code		cc_fail(cc_error *err, cc_code code, const char *fmt,...) CC_PRINTF(3, 4);
+
 /* --- algebra (cc_core.c) --- */
 
 /* Checks the canonical form: ids strictly ascending, clocks >= 1. */

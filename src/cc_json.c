@@ -114,24 +114,6 @@ cc_jfail(cc_jparser *p, const char *fmt,...)
 	return CC_ERR_SYNTAX;
 }
 
-/* A sentence of its own, with no position. */
-static cc_code cc_jfail_plain(cc_error *err, const char *fmt,...) CC_PRINTF(2, 3);
-
-static cc_code
-cc_jfail_plain(cc_error *err, const char *fmt,...)
-{
-	if (err)
-	{
-		va_list		ap;
-
-		err->code = CC_ERR_SYNTAX;
-		va_start(ap, fmt);
-		vsnprintf(err->detail, CC_DETAIL_LEN, fmt, ap);
-		va_end(ap);
-	}
-	return CC_ERR_SYNTAX;
-}
-
 static void
 cc_jspace(cc_jparser *p)
 {
@@ -152,18 +134,6 @@ cc_jtake(cc_jparser *p, char c)
 		return true;
 	}
 	return false;
-}
-
-static int
-cc_jhex(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 /*
@@ -217,17 +187,19 @@ cc_jstring(cc_jparser *p, cc_jword *w, const char *what)
 			}
 			else if (p->pos < p->len && p->str[p->pos] == 'u')
 			{
+				static const char hex[] = "0123456789abcdef0123456789ABCDEF";
+				const char *d;
+
 				cp = 0;
 				for (int i = 1; i <= 4; i++)
 				{
-					int			h = p->pos + i < p->len ? cc_jhex(p->str[p->pos + i]) : -1;
-
-					if (h < 0)
+					if (p->pos + i >= p->len || p->str[p->pos + i] == '\0' ||
+						(d = strchr(hex, p->str[p->pos + i])) == NULL)
 					{
 						p->pos += i;
 						return cc_jfail(p, "Expected four hex digits after \\u");
 					}
-					cp = cp << 4 | (unsigned) h;
+					cp = cp << 4 | (unsigned) ((d - hex) % 16);
 				}
 				p->pos += 5;
 			}
@@ -294,10 +266,10 @@ cc_jint64(cc_jparser *p, const char *what, int64_t *out)
 	{
 		int			shown = (int) (p->pos - start > 40 ? 40 : p->pos - start);
 
-		return cc_jfail_plain(p->err,
-							  "The %s %.*s%s is out of range for type bigint.",
-							  what, shown, p->str + start,
-							  (size_t) shown < p->pos - start ? "..." : "");
+		return cc_fail(p->err, CC_ERR_SYNTAX,
+					   "The %s %.*s%s is out of range for type bigint.",
+					   what, shown, p->str + start,
+					   (size_t) shown < p->pos - start ? "..." : "");
 	}
 	*out = neg ? (int64_t) (0 - acc) : (int64_t) acc;
 	return CC_OK;
@@ -327,14 +299,14 @@ cc_jkey(cc_jparser *p, const char *const *names, int count, unsigned *seen,
 	if (*which < 0)
 	{
 		if (w.plain)
-			return cc_jfail_plain(p->err, "Unknown key \"%s\" in %s at position %zu.",
-								  w.text, where, at + 1);
-		return cc_jfail_plain(p->err, "Unknown key in %s at position %zu.",
-							  where, at + 1);
+			return cc_fail(p->err, CC_ERR_SYNTAX, "Unknown key \"%s\" in %s at position %zu.",
+						   w.text, where, at + 1);
+		return cc_fail(p->err, CC_ERR_SYNTAX, "Unknown key in %s at position %zu.",
+					   where, at + 1);
 	}
 	if (*seen & (1u << *which))
-		return cc_jfail_plain(p->err, "Key \"%s\" appears twice in %s at position %zu.",
-							  names[*which], where, at + 1);
+		return cc_fail(p->err, CC_ERR_SYNTAX, "Key \"%s\" appears twice in %s at position %zu.",
+					   names[*which], where, at + 1);
 	*seen |= 1u << *which;
 	if (!cc_jtake(p, ':'))
 		return cc_jfail(p, "Expected \":\" after a key");
@@ -397,15 +369,15 @@ cc_jshard(cc_jparser *p, size_t index, cc_shard *sh)
 			return rc;
 	}
 	if (seen != 7)
-		return cc_jfail_plain(p->err, "Shard %zu has no \"%s\".", index + 1,
-							  names[(seen & 1) == 0 ? 0 : (seen & 2) == 0 ? 1 : 2]);
+		return cc_fail(p->err, CC_ERR_SYNTAX, "Shard %zu has no \"%s\".", index + 1,
+					   names[(seen & 1) == 0 ? 0 : (seen & 2) == 0 ? 1 : 2]);
 	if (sh->clock < 1)
 	{
 		char		idtext[CC_UUID_TEXT_LEN + 1];
 
 		cc_uuid_format(sh->id, idtext);
-		return cc_jfail_plain(p->err, "Writer %s has clock %lld; clocks start at 1.",
-							  idtext, (long long) sh->clock);
+		return cc_fail(p->err, CC_ERR_SYNTAX, "Writer %s has clock %lld; clocks start at 1.",
+					   idtext, (long long) sh->clock);
 	}
 	return CC_OK;
 }
@@ -498,9 +470,9 @@ cc_json_parse(const char *str, size_t len, unsigned char *out,
 			return rc;
 	}
 	if (seen == 3)
-		return cc_jfail_plain(err, "A counter has \"shards\" or is a \"tombstone\", not both.");
+		return cc_fail(err, CC_ERR_SYNTAX, "A counter has \"shards\" or is a \"tombstone\", not both.");
 	if (seen == 0)
-		return cc_jfail_plain(err, "The object has neither \"shards\" nor \"tombstone\".");
+		return cc_fail(err, CC_ERR_SYNTAX, "The object has neither \"shards\" nor \"tombstone\".");
 	cc_jspace(&p);
 	if (p.pos < p.len)
 		return cc_jfail(&p, "Expected end of input");

@@ -110,11 +110,7 @@ static uint64_t xrng;
 static uint64_t
 xrnd(void)
 {
-	uint64_t	z = (xrng += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return cc_test_splitmix(&xrng);
 }
 
 /* A random canonical state from the edge ids, at most CC_EDGE_IDS shards. */

@@ -187,11 +187,7 @@ static uint64_t jrng;
 static uint64_t
 jrnd(void)
 {
-	uint64_t	z = (jrng += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return cc_test_splitmix(&jrng);
 }
 
 /* A random canonical state of up to 8 shards from the edge ids and random ids. */
