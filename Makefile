@@ -9,20 +9,17 @@ EXTENSION = counter_crdt
 MODULE_big = counter_crdt
 EXTVERSION = 1.2
 
-CORE_SRCS = src/cc_core.c src/cc_text.c src/cc_ids.c src/cc_hash.c
+CORE_SRCS = src/cc_core.c src/cc_text.c src/cc_ids.c src/cc_hash.c src/cc_json.c
 GLUE_SRCS = src/counter_crdt.c src/type_io.c src/functions.c src/aggregate.c \
-	src/replication.c
-GLUE_SRCS += src/compare.c
-GLUE_SRCS += src/table_digest.c
+	src/replication.c src/json.c src/compare.c src/table_digest.c
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 
 DATA = $(wildcard counter_crdt--*.sql)
 
 REGRESS = type_io text_errors binary_io increment merge value aggregate \
 	parallel equality shards_digest writer_ids node_id seeds replica_merge \
-	upgrade privileges
-REGRESS += ordering replica_hazards
-REGRESS += digest_agg difference
+	upgrade privileges ordering replica_hazards digest_agg difference \
+	exactly_once json
 EXTRA_CLEAN = test/core_test test/core_test_sanitize test/microbench
 
 PG_CONFIG ?= pg_config
@@ -70,7 +67,7 @@ FUZZ_FLAGS ?= -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-g -O1 -fno-omit-frame-pointer
 FUZZ_SHORT_SECONDS ?= 20
 FUZZ_SECONDS ?= 600
-FUZZ_TARGETS = test/fuzz/fuzz_text test/fuzz/fuzz_binary test/fuzz/fuzz_algebra
+FUZZ_TARGETS = test/fuzz/fuzz_text test/fuzz/fuzz_binary test/fuzz/fuzz_algebra test/fuzz/fuzz_json
 EXTRA_CLEAN += $(FUZZ_TARGETS)
 
 $(FUZZ_TARGETS): test/fuzz/%: test/fuzz/%.c test/fuzz/fuzz_common.h test/cc_test_states.h $(CORE_SRCS) src/cc_core.h src/cc_hash.h

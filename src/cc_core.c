@@ -15,10 +15,7 @@
 
 #include "cc_hash.h"
 
-/* Fills err, when given, with a code and a sentence; returns the code. */
-static cc_code cc_fail(cc_error *err, cc_code code, const char *fmt,...) CC_PRINTF(3, 4);
-
-static cc_code
+cc_code
 cc_fail(cc_error *err, cc_code code, const char *fmt,...)
 {
 	if (err)
@@ -364,6 +361,61 @@ cc_increment(const unsigned char *s, size_t n, const uint8_t *writer,
 			   (n - pos) * CC_SHARD_SIZE);
 		*nout = n + 1;
 	}
+	return CC_OK;
+}
+
+/*
+ * The new shard always has a clock above the old one, so a merge with the
+ * one-shard state (writer, clock, value + delta) puts it in place: in front
+ * of the old shard, or between its neighbours when the writer is new.
+ */
+cc_code
+cc_increment_at(const unsigned char *s, size_t n, const uint8_t *writer,
+				int64_t delta, int64_t clock,
+				unsigned char *out, size_t *nout, bool *applied, cc_error *err)
+{
+	cc_shard	sh;
+	unsigned char one[CC_SHARD_SIZE];
+	char		idtext[CC_UUID_TEXT_LEN + 1];
+
+	if (clock < 1)
+		return cc_fail(err, CC_ERR_ARGUMENT,
+					   "The clock is %lld; clocks start at 1.", (long long) clock);
+
+	memcpy(sh.id, writer, CC_ID_LEN);
+	sh.clock = 0;
+	sh.value = 0;
+	for (size_t i = 0; i < n; i++)
+	{
+		int			c = cc_id_cmp(s + i * CC_SHARD_SIZE, writer);
+
+		if (c > 0)
+			break;
+		if (c == 0)
+		{
+			cc_load(s, i, &sh);
+			break;
+		}
+	}
+
+	if (sh.clock >= clock)
+	{
+		memcpy(out, s, n * CC_SHARD_SIZE);
+		*nout = n;
+		*applied = false;
+		return CC_OK;
+	}
+	if (__builtin_add_overflow(sh.value, delta, &sh.value))
+	{
+		cc_uuid_format(writer, idtext);
+		return cc_fail(err, CC_ERR_OVERFLOW,
+					   "Adding %lld to the shard of writer %s leaves the bigint range.",
+					   (long long) delta, idtext);
+	}
+	sh.clock = clock;
+	cc_store(one, 0, &sh);
+	*nout = cc_merge(s, n, one, 1, out);
+	*applied = true;
 	return CC_OK;
 }
 

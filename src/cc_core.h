@@ -56,7 +56,8 @@ typedef enum cc_code
 	CC_ERR_SYNTAX,				/* malformed text: 22P02 */
 	CC_ERR_BINARY,				/* malformed binary: 22P03 */
 	CC_ERR_OVERFLOW,			/* result outside bigint: 22003 */
-	CC_ERR_LIMIT				/* too many shards: 54000 */
+	CC_ERR_LIMIT,				/* too many shards: 54000 */
+	CC_ERR_ARGUMENT				/* an argument out of its domain: 22023 */
 } cc_code;
 
 #define CC_DETAIL_LEN 256
@@ -123,6 +124,9 @@ cc_id_cmp(const uint8_t *a, const uint8_t *b)
 	return (x > y) - (x < y);
 }
 
+/* Fills err, when given, with a code and a sentence; returns the code. */
+cc_code		cc_fail(cc_error *err, cc_code code, const char *fmt,...) CC_PRINTF(3, 4);
+
 /* --- algebra (cc_core.c) --- */
 
 /* Checks the canonical form: ids strictly ascending, clocks >= 1. */
@@ -180,6 +184,20 @@ bool		cc_merge_is_noop(const unsigned char *a, size_t na,
 cc_code		cc_increment(const unsigned char *s, size_t n, const uint8_t *writer,
 						 int64_t delta, bool subtract,
 						 unsigned char *out, size_t *nout, cc_error *err);
+
+/*
+ * Exactly-once increment (SPEC 8.1): when the writer's shard has a clock
+ * below clock (an absent shard counts as (0, 0)), it becomes (clock,
+ * value + delta) and *applied is set; otherwise the state is copied as it is
+ * (a replay) and *applied is cleared.  out has room for n + 1 shards and may
+ * not overlap s.  CC_ERR_ARGUMENT when clock < 1, CC_ERR_OVERFLOW when the
+ * value would leave int64 (a replay never overflows); nothing is guaranteed
+ * in out then.
+ */
+cc_code		cc_increment_at(const unsigned char *s, size_t n,
+							const uint8_t *writer, int64_t delta, int64_t clock,
+							unsigned char *out, size_t *nout, bool *applied,
+							cc_error *err);
 
 /* State equality of two canonical states. */
 bool		cc_equal(const unsigned char *a, size_t na, bool ta,
@@ -297,6 +315,26 @@ void		cc_uuid_format(const uint8_t *id, char *out);
 
 /* Parses exactly 36 characters of 8-4-4-4-12 hex, any case; false if bad. */
 bool		cc_uuid_parse(const char *str, size_t len, uint8_t *out);
+
+/* --- JSON form (cc_json.c) --- */
+
+/* Upper bound on the shards that JSON text of this length can hold. */
+size_t		cc_json_parse_capacity(const char *str, size_t len);
+
+/*
+ * Parses the JSON form (SPEC 8.2) into canonical shards, rejecting any
+ * other shape with CC_ERR_SYNTAX.  out has room for cc_json_parse_capacity()
+ * shards.
+ */
+cc_code		cc_json_parse(const char *str, size_t len, unsigned char *out,
+						  size_t *n, bool *tombstone, cc_error *err);
+
+/* Bytes needed for the JSON text of n shards, with the terminating NUL. */
+size_t		cc_json_format_capacity(size_t n);
+
+/* Writes the JSON form, as jsonb prints it, and a NUL; returns the length. */
+size_t		cc_json_format(const unsigned char *s, size_t n, bool tombstone,
+						   char *buf);
 
 /* --- writer ids (cc_ids.c) --- */
 

@@ -222,6 +222,12 @@ cc_report(const cc_error *err, const char *input)
 					 errmsg("counter_crdt value has too many shards"),
 					 errdetail("%s", err->detail)));
 			break;
+		case CC_ERR_ARGUMENT:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid counter_crdt argument"),
+					 errdetail("%s", err->detail)));
+			break;
 		case CC_OK:
 			break;
 	}

@@ -15,6 +15,7 @@
 PG_FUNCTION_INFO_V1(counter_crdt_add);
 PG_FUNCTION_INFO_V1(counter_crdt_sub);
 PG_FUNCTION_INFO_V1(counter_crdt_increment);
+PG_FUNCTION_INFO_V1(counter_crdt_increment_at);
 PG_FUNCTION_INFO_V1(counter_crdt_value);
 PG_FUNCTION_INFO_V1(counter_crdt_merge);
 PG_FUNCTION_INFO_V1(counter_crdt_shards);
@@ -90,6 +91,47 @@ counter_crdt_increment(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("counter_crdt writer id must not be null")));
 	return cc_apply(fcinfo, PG_GETARG_UUID_P(2)->data, false);
+}
+
+/*
+ * counter_crdt_increment(c, delta, writer, clock), the exactly-once
+ * increment: a replay (the writer's shard already has this clock or a later
+ * one) returns c as it is, and so does a tombstone.  Not strict, for a NULL c counts from {}; a NULL
+ * delta, writer or clock is an error rather than a NULL counter.
+ */
+Datum
+counter_crdt_increment_at(PG_FUNCTION_ARGS)
+{
+	static const char *const names[] = {NULL, "delta", "writer id", "clock"};
+	cc_view		v = {(const unsigned char *) "", 0, false};
+	unsigned char *shards;
+	struct varlena *result;
+	size_t		n;
+	bool		applied;
+	cc_error	err;
+
+	for (int i = 1; i <= 3; i++)
+		if (PG_ARGISNULL(i))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("counter_crdt %s must not be null", names[i])));
+
+	if (!PG_ARGISNULL(0))
+		cc_datum_view(PG_GETARG_DATUM(0), &v);
+
+	/* A tombstone has no shards: the core still checks the clock. */
+	result = cc_make(v.n + 1, false, &shards);
+	if (cc_increment_at(v.shards, v.n, PG_GETARG_UUID_P(2)->data,
+						PG_GETARG_INT64(1), PG_GETARG_INT64(3),
+						shards, &n, &applied, &err) != CC_OK)
+		cc_report(&err, NULL);
+	if (v.tombstone || (!applied && !PG_ARGISNULL(0)))
+	{
+		pfree(result);
+		PG_RETURN_DATUM(PointerGetDatum(DatumGetCounterCrdtP(PG_GETARG_DATUM(0))));
+	}
+	cc_set_count(result, n);
+	PG_RETURN_POINTER(result);
 }
 
 Datum

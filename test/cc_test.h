@@ -49,6 +49,8 @@ void		test_bounds(void);
 void		test_random(long cases);
 void		test_table_digest(void);
 void		test_difference(void);
+void		test_json(long cases);
+void		test_exactly_once(long cases);
 
 /* Helpers shared by the test files (core_main.c). */
 #include "cc_core.h"

@@ -95,4 +95,15 @@ cc_test_is_winners(const unsigned char *a, size_t na,
 	return k == nx;
 }
 
+/* splitmix64: a small, good, seedable generator for the randomized tests. */
+static inline uint64_t
+cc_test_splitmix(uint64_t *state)
+{
+	uint64_t	z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
 #endif							/* CC_TEST_STATES_H */

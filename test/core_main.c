@@ -55,6 +55,8 @@ main(int argc, char **argv)
 	test_table_digest();
 	test_difference();
 	test_random(cases);
+	test_json(cases);
+	test_exactly_once(cases);
 
 	printf("core: %ld passed, %ld failed\n", cc_test_passed, cc_test_failed);
 	return cc_test_failed == 0 ? 0 : 1;

@@ -19,6 +19,8 @@
  *			  per shard: id, clock, value
  *	  id	the writer of the increment: as a shard id, except that a byte in
  *			0xc0..0xef picks one of a's own ids, to reach the "found" path
+ *	  byte	the clock of the exactly-once increment, relative to the
+ *			writer's own (see check_increment_at), then 8 raw bytes for it
  *
  *	  id	one byte: 0xf0..0xff reads 16 raw bytes, anything else picks from
  *			a pool of ids that sit on the orderings' edges
@@ -570,6 +572,134 @@ check_difference(const fstate *x, const fstate *y)
 	FUZZ_CHECK(same(&md, &m));
 }
 
+/*
+ * The exactly-once increment of x by writer w with clock k (SPEC 8.1), k
+ * picked by sel around the writer's own clock (below, equal, above, the
+ * edges, raw): an error exactly when k < 1, or when it applies and the value
+ * leaves int64; a replay (k not above the writer's clock) gives x byte for
+ * byte; otherwise the writer's shard is (k, value + delta), every other
+ * shard is x's, and the result dominates x.  Applying it again to its own
+ * result is a replay.  Returns whether there is a result.
+ */
+static bool
+check_increment_at(const fstate *x, const uint8_t *w, int64_t delta,
+				   uint8_t sel, uint64_t raw, fstate *res)
+{
+	int64_t		clock0 = 0,
+				value0 = 0,
+				k;
+	__int128	want;
+	fstate		out,
+				again;
+	size_t		nout = 0;
+	bool		applied = false,
+				applied2 = true;
+	cc_error	err;
+	cc_code		rc;
+
+	for (size_t i = 0; i < x->n; i++)
+		if (memcmp(x->s + i * CC_SHARD_SIZE, w, CC_ID_LEN) == 0)
+		{
+			cc_shard	sh;
+
+			cc_load(x->s, i, &sh);
+			clock0 = sh.clock;
+			value0 = sh.value;
+		}
+	switch (sel % 8)
+	{
+		case 0:
+			k = clock0;
+			break;
+		case 1:
+			k = clock0 - 1;
+			break;
+		case 2:
+			k = clock0 == INT64_MAX ? INT64_MAX : clock0 + 1;
+			break;
+		case 3:
+			k = INT64_MAX;
+			break;
+		case 4:
+			k = 1;
+			break;
+		case 5:
+			k = 0;
+			break;
+		case 6:
+			k = INT64_MIN;
+			break;
+		default:
+			k = (int64_t) raw;
+			break;
+	}
+	want = (__int128) value0 + delta;
+
+	out.tombstone = false;
+	out.s = arena_alloc((x->n + 1) * CC_SHARD_SIZE);
+	fuzz_poison_error(&err);
+	rc = cc_increment_at(x->s, x->n, w, delta, k, out.s, &nout, &applied, &err);
+	FUZZ_CHECK(cc_increment_at(x->s, x->n, w, delta, k, out.s, &nout, &applied,
+							   NULL) == rc);
+	if (k < 1)
+	{
+		FUZZ_CHECK(rc == CC_ERR_ARGUMENT);
+		fuzz_check_error(&err, CC_ERR_ARGUMENT);
+		return false;
+	}
+	if (k > clock0 && (want < INT64_MIN || want > INT64_MAX))
+	{
+		FUZZ_CHECK(rc == CC_ERR_OVERFLOW);
+		fuzz_check_error(&err, CC_ERR_OVERFLOW);
+		return false;
+	}
+	FUZZ_CHECK(rc == CC_OK);
+	out.n = nout;
+	check_result(&out);
+	FUZZ_CHECK(applied == (k > clock0));
+	if (!applied)
+		FUZZ_CHECK(same(&out, x));
+	else
+	{
+		size_t		j = 0;
+
+		FUZZ_CHECK(out.n == x->n + (clock0 == 0 ? 1 : 0));
+		for (size_t i = 0; i < out.n; i++)
+		{
+			cc_shard	sh;
+
+			cc_load(out.s, i, &sh);
+			if (memcmp(sh.id, w, CC_ID_LEN) == 0)
+			{
+				FUZZ_CHECK(sh.clock == k && sh.value == (int64_t) want);
+				j += clock0 > 0;
+			}
+			else
+			{
+				FUZZ_CHECK(j < x->n && memcmp(out.s + i * CC_SHARD_SIZE,
+											  x->s + j * CC_SHARD_SIZE,
+											  CC_SHARD_SIZE) == 0);
+				j++;
+			}
+		}
+		FUZZ_CHECK(j == x->n);
+		FUZZ_CHECK(!same(&out, x));
+		{
+			fstate		m = merge_sql(x, &out);
+
+			FUZZ_CHECK(same(&m, &out));
+		}
+	}
+	again.tombstone = false;
+	again.s = arena_alloc((out.n + 1) * CC_SHARD_SIZE);
+	FUZZ_CHECK(cc_increment_at(out.s, out.n, w, delta, k, again.s, &again.n,
+							   &applied2, NULL) == CC_OK);
+	FUZZ_CHECK(!applied2);
+	FUZZ_CHECK(same(&again, &out));
+	*res = out;
+	return true;
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -715,6 +845,22 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				}
 				all[nall++] = other;
 			}
+		}
+	}
+
+	/* exactly-once increments of an input and of a merge */
+	{
+		const fstate *targets[] = {&a, &ab_c};
+		uint8_t		sel = get_byte(&r);
+		uint64_t	raw = get_u64(&r);
+
+		for (int i = 0; i < 2; i++)
+		{
+			fstate		inc;
+
+			if (!targets[i]->tombstone &&
+				check_increment_at(targets[i], cur_writer, cur_delta, sel, raw, &inc))
+				all[nall++] = inc;
 		}
 	}
 

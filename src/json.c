@@ -1,0 +1,90 @@
+/*
+ * json.c
+ *	  The casts between counter_crdt and json / jsonb (SPEC 8.2).
+ *
+ * The core reads and writes the JSON form as text (cc_json.c), so that one
+ * parser, unit-tested and fuzzed on its own, serves both types: jsonb is
+ * printed to text before it is parsed, and the text made by the core is read
+ * by jsonb_in.  jsonb has already normalised what it stores (of duplicate
+ * keys the last one stays, 1e2 is stored as 100): the json cast sees the
+ * text as written and rejects both.
+ */
+#include "counter_crdt.h"
+
+#include "utils/builtins.h"
+#include "utils/fmgrprotos.h"
+#include "utils/jsonb.h"
+
+PG_FUNCTION_INFO_V1(counter_crdt_to_jsonb);
+PG_FUNCTION_INFO_V1(counter_crdt_from_jsonb);
+PG_FUNCTION_INFO_V1(counter_crdt_to_json);
+PG_FUNCTION_INFO_V1(counter_crdt_from_json);
+
+/* The JSON text of a value, palloc'd. */
+static char *
+cc_json_text(Datum d)
+{
+	cc_view		v;
+	size_t		cap;
+	char	   *buf;
+
+	cc_datum_view(d, &v);
+	cap = cc_json_format_capacity(v.n);
+	if (cap > MaxAllocSize)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("counter_crdt value is too large for its JSON form"),
+				 errdetail("The value has %zu shards.", v.n)));
+	buf = palloc(cap);
+	cc_json_format(v.shards, v.n, v.tombstone, buf);
+	return buf;
+}
+
+/* A value from JSON text; str is NUL-terminated, for the error message. */
+static Datum
+cc_from_json_text(const char *str, size_t len)
+{
+	size_t		n;
+	bool		tombstone;
+	unsigned char *shards;
+	struct varlena *result;
+	cc_error	err;
+
+	result = cc_make(cc_json_parse_capacity(str, len), false, &shards);
+	if (cc_json_parse(str, len, shards, &n, &tombstone, &err) != CC_OK)
+		cc_report(&err, str);
+	if (tombstone)
+		((unsigned char *) VARDATA(result))[1] = CC_DISK_FLAG_TOMBSTONE;
+	cc_set_count(result, n);
+	return PointerGetDatum(result);
+}
+
+Datum
+counter_crdt_to_jsonb(PG_FUNCTION_ARGS)
+{
+	return DirectFunctionCall1(jsonb_in,
+							   CStringGetDatum(cc_json_text(PG_GETARG_DATUM(0))));
+}
+
+Datum
+counter_crdt_from_jsonb(PG_FUNCTION_ARGS)
+{
+	Jsonb	   *jb = PG_GETARG_JSONB_P(0);
+	char	   *str = JsonbToCString(NULL, &jb->root, VARSIZE(jb));
+
+	return cc_from_json_text(str, strlen(str));
+}
+
+Datum
+counter_crdt_to_json(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_TEXT_P(cstring_to_text(cc_json_text(PG_GETARG_DATUM(0))));
+}
+
+Datum
+counter_crdt_from_json(PG_FUNCTION_ARGS)
+{
+	char	   *str = text_to_cstring(PG_GETARG_TEXT_PP(0));
+
+	return cc_from_json_text(str, strlen(str));
+}
