@@ -68,6 +68,15 @@ ok($mesh->wait_converged('one increment per server'),
 	'one increment per server: quiescence reached');
 $mesh->check_state('one increment per server', ['/home']);
 
+# The ENABLE TRIGGER ALL hazard: the README's query finds it, its one
+# statement repairs it.
+$mesh->query($node{a}, 'ALTER TABLE page_views ENABLE TRIGGER ALL');
+is(readme_run($node{a}, 'app', 'hazards/find-merge-not-replica'),
+	'page_views|O', 'the hazard query finds the merge trigger made ordinary');
+readme_run($node{a}, 'app', 'hazards/enable-replica-trigger');
+is(readme_run($node{a}, 'app', 'hazards/find-merge-not-replica'),
+	'', 'after the repair statement the hazard query finds nothing');
+
 # Concurrent increments and decrements on all three servers, with upserts
 # racing to create new pages.
 my @pages = ('/home', map { "/p$_" } 1 .. 12);
@@ -93,6 +102,29 @@ ok($mesh->wait_converged('delete race'), 'delete race: quiescence reached');
 is(join(',', map { $mesh->query($_, q{SELECT views FROM page_views WHERE page = '/p1'}) } @nodes),
 	'tombstone,tombstone,tombstone', 'delete race: /p1 is a tombstone on every server');
 $mesh->check_state('delete race', [ grep { $_ ne '/p1' } @pages ]);
+
+
+# A subscription without tables (Troubleshooting): a's subscription to b
+# loses the table while b's publication lacks it, and b counts meanwhile;
+# once the publication has the table again, the README's REFRESH
+# PUBLICATION with copy_data = true brings a (and through a, c) what b
+# counted.
+$mesh->query($node{b}, 'ALTER PUBLICATION page_views_pub DROP TABLE page_views');
+$mesh->query($node{a}, 'ALTER SUBSCRIPTION page_views_a_from_b REFRESH PUBLICATION');
+like(readme_run($node{a}, 'app', 'replication/check'),
+	qr/^page_views_a_from_b\|0\|t$/m, 'the check of step 4 shows a subscription without tables');
+my @live = grep { $_ ne '/p1' } @pages;
+ok($mesh->run_workload([ $node{b} ], 1, 100, \@live),
+	'b counts while its publication lacks the table: every statement acknowledged');
+$mesh->query($node{b}, 'ALTER PUBLICATION page_views_pub ADD TABLE page_views');
+readme_run($node{a}, 'app', 'troubleshooting/refresh-publication');
+ok(readme_wait_subscriptions($node{a}, [ 'page_views_a_from_b', 'page_views_a_from_c' ]),
+	'after REFRESH PUBLICATION, every subscription on a has its table');
+$node{a}->poll_query_until('app',
+	q{SELECT count(*) = 0 FROM pg_subscription_rel WHERE srsubstate <> 'r'})
+  or die 'the copy of REFRESH PUBLICATION did not finish';
+ok($mesh->wait_converged('refresh publication'), 'refresh publication: quiescence reached');
+$mesh->check_state('refresh publication', \@live);
 
 $mesh->check_logs('recipe');
 $mesh->check_idle('recipe');

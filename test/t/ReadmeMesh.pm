@@ -45,13 +45,15 @@ sub readme_node
 	# init() without streaming set wal_level = minimal and max_wal_senders =
 	# 0; back to PostgreSQL's defaults for the senders, and the recipe's block
 	# sets wal_level.  For the tests, not the recipe: apply workers that
-	# failed retry after 200 ms instead of 5 s, no autovacuum (the idleness
-	# checks measure WAL), and connections are logged (the tests check how
-	# the subscriptions authenticated).
+	# failed retry after 200 ms instead of 5 s and report their progress
+	# every second instead of every 10 (wait_for_catchup reads it), no
+	# autovacuum (the idleness checks measure WAL), and connections are
+	# logged (the tests check how the subscriptions authenticated).
 	$node->append_conf('postgresql.conf', qq(
 max_wal_senders = 10
 max_replication_slots = 10
 wal_retrieve_retry_interval = 200ms
+wal_receiver_status_interval = 1s
 autovacuum = off
 log_connections = on
 ));
