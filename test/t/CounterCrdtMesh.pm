@@ -130,14 +130,17 @@ sub run_workload
 sub catch_up
 {
 	my ($self) = @_;
-	foreach my $node (@{ $self->{nodes} })
+	my @nodes = @{ $self->{nodes} };
+	my @lsn = map { $_->safe_psql('postgres', 'SELECT pg_current_wal_lsn()') } @nodes;
+	for my $i (0 .. $#nodes)
 	{
-		my @subs = split /\n/,
-		  $node->safe_psql('postgres',
-			q{SELECT application_name FROM pg_stat_replication
-			   WHERE application_name <> ''
-			     AND application_name !~ '^pg_[0-9]+_sync_' ORDER BY 1});
-		$node->wait_for_catchup($_) foreach @subs;
+		$nodes[$i]->poll_query_until('postgres',
+			qq{SELECT count(*) = 0 FROM pg_stat_replication
+			    WHERE application_name <> ''
+			      AND application_name !~ '^pg_[0-9]+_sync_'
+			      AND (state <> 'streaming' OR replay_lsn IS NULL
+			           OR replay_lsn < '$lsn[$i]')})
+		  or die 'the subscribers of ' . $nodes[$i]->name . " did not catch up";
 	}
 	return;
 }
