@@ -210,27 +210,27 @@ say "On every server: the extension, a table of counters set up for replication 
 echo "   CREATE EXTENSION IF NOT EXISTS counter_crdt;   -- server 1 has it from part 1"
 echo "   CREATE TABLE page_views (page text PRIMARY KEY, views counter_crdt);"
 echo "   SELECT counter_crdt_enable_replica_merge('page_views');"
-echo "   CREATE PUBLICATION pub_nodeN FOR TABLE page_views;"
+echo "   CREATE PUBLICATION page_views_pub FOR TABLE page_views;"
 for n in "${NODES[@]}"; do
 	PGOPTIONS='-c client_min_messages=warning' \
 		sql_on "$n" "CREATE EXTENSION IF NOT EXISTS counter_crdt;
 		             CREATE TABLE page_views (page text PRIMARY KEY, views counter_crdt);
 		             SELECT counter_crdt_enable_replica_merge('page_views');
-		             CREATE PUBLICATION pub_node$n FOR TABLE page_views;" >/dev/null
+		             CREATE PUBLICATION page_views_pub FOR TABLE page_views;" >/dev/null
 done
 say "The triggers it installed (on server 1; tgenabled R = fires in replication apply only):"
 sql_on 1 "SELECT tgname, tgenabled FROM pg_trigger
            WHERE tgrelid = 'page_views'::regclass AND NOT tgisinternal ORDER BY tgname;"
 
-say "Each server subscribes to the two others (copy_data = false: the tables start empty):"
+say "Only then, each server subscribes to the two others (as in README.md's recipe: every server\n   publishes before any subscribes; a subscription's name is its slot's name on the publisher,\n   so each says who subscribes to whom; copy_data = false: the tables start empty):"
 for n in "${NODES[@]}"; do
 	for m in "${NODES[@]}"; do
 		[ "$n" = "$m" ] && continue
 		conn="host=${HOSTS[m]} port=${PORTS[m]} dbname=postgres user=postgres"
-		echo "   server $n: CREATE SUBSCRIPTION sub_node${n}_from_node$m CONNECTION '$conn' PUBLICATION pub_node$m WITH (copy_data = false);"
+		echo "   server $n: CREATE SUBSCRIPTION page_views_${n}_from_$m CONNECTION '$conn' PUBLICATION page_views_pub WITH (copy_data = false);"
 		PGOPTIONS='-c client_min_messages=warning' \
-			sql_on "$n" "CREATE SUBSCRIPTION sub_node${n}_from_node$m CONNECTION '$conn'
-			             PUBLICATION pub_node$m WITH (copy_data = false);"
+			sql_on "$n" "CREATE SUBSCRIPTION page_views_${n}_from_$m CONNECTION '$conn'
+			             PUBLICATION page_views_pub WITH (copy_data = false);"
 	done
 done
 for n in "${NODES[@]}"; do
@@ -537,6 +537,17 @@ check_pages "$DEL"
 show_digests
 
 # ----------------------------------------------------------------------
+say "counter_crdt_health() on every server (no rows: it sees nothing wrong with the set-up):"
+for n in "${NODES[@]}"; do
+	if [ "$(val_on "$n" "SELECT to_regprocedure('counter_crdt_health()') IS NOT NULL")" != t ]; then
+		echo "   server $n: counter_crdt_health() is not installed here (it comes with version 1.2)"
+		continue
+	fi
+	rows=$(val_on "$n" "SELECT * FROM counter_crdt_health()")
+	[ -z "$rows" ] || fail "server $n: counter_crdt_health() reports:"$'\n'"$rows"
+	echo "   server $n: no rows"
+done
+
 say "Server logs: looking for replication errors..."
 for n in "${NODES[@]}"; do
 	log=${HOSTS[n]}/server.log

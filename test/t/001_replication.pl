@@ -13,7 +13,7 @@ use IPC::Run ();
 use Time::HiRes qw(time usleep);
 use FindBin;
 use lib $FindBin::RealBin;
-use CounterCrdtSQL;
+use CounterCrdtMesh;
 
 my $NKEYS = 20;          # keys 1 .. $NKEYS in the main workload
 my $NSTMT = 300;         # statements per client
@@ -82,214 +82,32 @@ foreach my $node (@nodes)
 	  or die "walsenders did not start on " . $node->name;
 }
 
-# ---------------------------------------------------------------------
-# Helpers.
-
-my %expected;    # key => sum of acknowledged deltas
-my $seq = 0;     # numbers the workload scripts
-
-# Build a script of $n statements on keys from @$keys: upserts (which race
-# to create keys) and plain UPDATEs (acknowledged only if they hit a row).
-sub make_script
-{
-	my ($n, $keys) = @_;
-	my (@stmts, @meta);
-	for (1 .. $n)
-	{
-		my $k = $keys->[ int(rand(@$keys)) ];
-		my $d = int(rand(21)) - 10;
-		my $r = rand();
-		my $kind = $r < 0.6 ? 'upsert' : $r < 0.8 ? 'plus' : 'minus';
-		my ($sql, $tag) = increment_statement($kind, $k, $d);
-		push @stmts, $sql;
-		push @meta, [ $tag, $k, $d ];
-	}
-	return (join("\n", @stmts) . "\n", \@meta);
-}
-
-# Start $nclients concurrent clients on each of @$targets, with $nstmt
-# statements each over @$keys.
-sub start_workload
-{
-	my ($targets, $nclients, $nstmt, $keys) = @_;
-	my @runs;
-	foreach my $node (@$targets)
-	{
-		for my $c (1 .. $nclients)
-		{
-			my ($sql, $meta) = make_script($nstmt, $keys);
-			my $file = $node->basedir . "/workload_" . $c . "_" . $seq++ . ".sql";
-			my ($h, $out, $err) = start_script($node, $file, $sql);
-			push @runs, [ $h, $out, $err, $meta, $node->name ];
-		}
-	}
-	return @runs;
-}
-
-# Wait for the clients; record acknowledged deltas in %expected.
-sub finish_workload
-{
-	my @runs = @_;
-	my $ok = 1;
-	foreach my $r (@runs)
-	{
-		my ($h, $out, $err, $meta, $name) = @$r;
-		$h->finish;
-		my $rc = $h->result(0);
-		my @tags = grep { /^(INSERT|UPDATE) / } split /\n/, $$out;
-		if ($rc != 0 || @tags != @$meta)
-		{
-			diag("client on $name: rc=$rc, "
-				  . scalar(@tags) . " of " . scalar(@$meta)
-				  . " statements acknowledged; stderr: $$err");
-			$ok = 0;
-		}
-		for my $i (0 .. ($#tags < $#$meta ? $#tags : $#$meta))
-		{
-			my ($tag, $k, $d) = @{ $meta->[$i] };
-			next unless $tags[$i] eq $tag;
-			$expected{$k} += $d;
-		}
-	}
-	return $ok;
-}
-
-sub run_workload
-{
-	return finish_workload(start_workload(@_));
-}
-
-my $digest_q = q{SELECT coalesce(string_agg(k || ':' || encode(counter_crdt_digest(c), 'hex'), ',' ORDER BY k), '') FROM t};
-
-# Poll until all nodes return the same digests twice in a row.
-sub wait_converged
-{
-	my ($label, $timeout, $no_catchup) = @_;
-	$timeout //= 60;
-	my $deadline = time() + $timeout;
-	my $prev;
-	my $t0 = time();
-	# Each subscriber has applied what its publishers had written (twice,
-	# to let the first round of echoes through as well).
-	for (1 .. ($no_catchup ? 0 : 2))
-	{
-		for my $i (0 .. 2)
-		{
-			for my $j (0 .. 2)
-			{
-				next if $i == $j;
-				my $sub = "sub_$names[$i]_from_$names[$j]";
-				next unless $nodes[$i]->safe_psql('postgres',
-					"SELECT subenabled FROM pg_subscription WHERE subname = '$sub'") eq 't';
-				$nodes[$j]->wait_for_catchup($sub);
-			}
-		}
-	}
-	while (time() < $deadline)
-	{
-		my @d = map { $_->safe_psql('postgres', $digest_q) } @nodes;
-		my $same = ($d[0] eq $d[1] && $d[1] eq $d[2]);
-		if ($same && defined($prev) && $prev eq $d[0])
-		{
-			note(sprintf("%s: converged after %.1fs", $label, time() - $t0));
-			return 1;
-		}
-		$prev = $same ? $d[0] : undef;
-		usleep(500_000);
-	}
-	diag("$label: no convergence within ${timeout}s");
-	foreach my $node (@nodes)
-	{
-		diag($node->name . ": "
-			  . $node->safe_psql('postgres', 'SELECT k, c FROM t ORDER BY k'));
-	}
-	return 0;
-}
-
-# Identical digests on all nodes and values equal to the expected sums.
-sub check_state
-{
-	my ($label, $keys) = @_;
-	my @d = map { $_->safe_psql('postgres', $digest_q) } @nodes;
-	ok($d[0] eq $d[1] && $d[1] eq $d[2], "$label: identical digests on all nodes");
-	my $in = join(',', @$keys);
-	foreach my $node (@nodes)
-	{
-		my %got = map { split /\|/ } split /\n/,
-		  $node->safe_psql('postgres',
-			"SELECT k, c::bigint FROM t WHERE k IN ($in) ORDER BY k");
-		my @bad;
-		foreach my $k (@$keys)
-		{
-			my $want = $expected{$k};
-			my $have = $got{$k};
-			next if !defined($want) && !defined($have);
-			push @bad, "k=$k want=" . ($want // 'absent') . " have=" . ($have // 'absent')
-			  if !defined($want) || !defined($have) || $want != $have;
-		}
-		ok(!@bad, "$label: values on " . $node->name . " equal acknowledged sums")
-		  or diag(join("\n", @bad));
-	}
-}
-
-sub check_logs
-{
-	my ($label) = @_;
-	foreach my $node (@nodes)
-	{
-		my $log = slurp_file($node->logfile);
-		# A walsender or apply worker whose peer was shut down reports the
-		# lost connection: that is no apply error.
-		my @err = grep {
-			/ERROR:|FATAL:|PANIC:|logical replication .* error|terminated by signal/
-			  && !/could not receive data from WAL stream|could not connect to the publisher|server closed the connection unexpectedly|terminating connection due to administrator command|terminating logical replication worker due to administrator command|the database system is (starting up|not yet accepting connections|shutting down|in recovery mode)|connection to server .* failed/
-		} split /\n/, $log;
-		ok(!@err, "$label: no errors in log of " . $node->name)
-		  or diag(join("\n", @err[ 0 .. ($#err < 9 ? $#err : 9) ]));
-	}
-}
-
-# No echo storm: WAL does not keep growing once converged.
-sub check_idle
-{
-	my ($label) = @_;
-	my @l0 = map { $_->safe_psql('postgres', 'SELECT pg_current_wal_lsn()') } @nodes;
-	my @d0 = map { $_->safe_psql('postgres', $digest_q) } @nodes;
-	sleep(3);
-	for my $i (0 .. 2)
-	{
-		my $diff = $nodes[$i]->safe_psql('postgres',
-			"SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '$l0[$i]')");
-		cmp_ok($diff, '<', 1024,
-			"$label: WAL on " . $nodes[$i]->name . " grew by $diff bytes in 3s of idleness");
-		is($nodes[$i]->safe_psql('postgres', $digest_q), $d0[$i],
-			"$label: state on " . $nodes[$i]->name . " unchanged while idle");
-	}
-}
+my $mesh = CounterCrdtMesh->new(nodes => \@nodes);
+my $digest_q = $mesh->digest_query;
 
 # ---------------------------------------------------------------------
 # 2./3. Concurrent increments and decrements on all nodes, with upserts
 # racing to create the keys.
 my @keys = (1 .. $NKEYS);
 my $t0 = time();
-ok(run_workload(\@nodes, $NCLIENTS, $NSTMT, \@keys),
+ok($mesh->run_workload(\@nodes, $NCLIENTS, $NSTMT, \@keys),
 	'concurrent workload: every statement acknowledged');
 note(sprintf("workload took %.1fs", time() - $t0));
 
-ok(wait_converged('concurrent workload'), 'concurrent workload: quiescence reached');
-check_state('concurrent workload', \@keys);
+ok($mesh->wait_converged('concurrent workload'), 'concurrent workload: quiescence reached');
+$mesh->check_state('concurrent workload', \@keys);
 is($nodes[0]->safe_psql('postgres', 'SELECT count(*) FROM t'),
-	scalar(grep { defined $expected{$_} } @keys), 'every created key exists');
+	scalar(grep { defined $mesh->{expected}{$_} } @keys), 'every created key exists');
 # Every row carries a shard from the writers that touched it, never more.
 cmp_ok($nodes[0]->safe_psql('postgres',
 		'SELECT max(n) FROM (SELECT count(*) AS n FROM t, counter_crdt_shards(c) GROUP BY k) s'),
 	'<=', 3, 'at most three shards per key');
 
 # 4. No apply errors.
-check_logs('concurrent workload');
+$mesh->check_logs('concurrent workload');
 
 # 5. No echo storm.
-check_idle('after concurrent workload');
+$mesh->check_idle('after concurrent workload');
 
 # ---------------------------------------------------------------------
 # A node cut off while all keep writing, then reconnected.
@@ -307,7 +125,7 @@ foreach my $node (@nodes)
 }
 
 my @keys2 = (1 .. $NKEYS + 5);    # five new keys, created on both sides
-ok(run_workload(\@nodes, 1, 100, \@keys2), 'partitioned workload: every statement acknowledged');
+ok($mesh->run_workload(\@nodes, 1, 100, \@keys2), 'partitioned workload: every statement acknowledged');
 
 # n1 and n2 converge between themselves; n3 differs.
 $n1->poll_query_until('postgres',
@@ -319,10 +137,10 @@ $n3->safe_psql('postgres', "ALTER SUBSCRIPTION sub_n3_from_n2 ENABLE");
 $n1->safe_psql('postgres', "ALTER SUBSCRIPTION sub_n1_from_n3 ENABLE");
 $n2->safe_psql('postgres', "ALTER SUBSCRIPTION sub_n2_from_n3 ENABLE");
 
-ok(wait_converged('after reconnect'), 'after reconnect: quiescence reached');
-check_state('after reconnect', \@keys2);
-check_logs('after reconnect');
-check_idle('after reconnect');
+ok($mesh->wait_converged('after reconnect'), 'after reconnect: quiescence reached');
+$mesh->check_state('after reconnect', \@keys2);
+$mesh->check_logs('after reconnect');
+$mesh->check_idle('after reconnect');
 
 # ---------------------------------------------------------------------
 # One server restarted mid-load, with a fast and with an immediate
@@ -331,18 +149,18 @@ check_idle('after reconnect');
 # what it had applied but not yet confirmed, which the merge absorbs.
 foreach my $mode ('fast', 'immediate')
 {
-	my @runs = start_workload([ $n1, $n3 ], 2, 300, \@keys2);
+	my @runs = $mesh->start_workload([ $n1, $n3 ], 2, 300, \@keys2);
 	usleep(150_000);
 	$n2->stop($mode);
 	usleep(300_000);
 	$n2->start;
-	ok(finish_workload(@runs),
+	ok($mesh->finish_workload(@runs),
 		"restart ($mode) of n2: every statement on n1 and n3 acknowledged");
-	ok(wait_converged("restart ($mode)"), "restart ($mode): quiescence reached");
-	check_state("restart ($mode)", \@keys2);
-	check_logs("restart ($mode)");
+	ok($mesh->wait_converged("restart ($mode)"), "restart ($mode): quiescence reached");
+	$mesh->check_state("restart ($mode)", \@keys2);
+	$mesh->check_logs("restart ($mode)");
 }
-check_idle('after restarts');
+$mesh->check_idle('after restarts');
 
 # ---------------------------------------------------------------------
 # A delete on one node racing increments on another.  The local DELETE on
@@ -352,7 +170,7 @@ check_idle('after restarts');
 # holding a tombstone.
 $n1->safe_psql('postgres',
 	"INSERT INTO t VALUES (1000, NULL::counter_crdt + 1)");
-ok(wait_converged('delete race setup', 30), 'delete race: key 1000 everywhere');
+ok($mesh->wait_converged('delete race setup', 30), 'delete race: key 1000 everywhere');
 {
 	# Separate transactions on n2: plain updates and upserts.
 	my $file = $n2->basedir . '/delete_race.sql';
@@ -374,7 +192,7 @@ ok(wait_converged('delete race setup', 30), 'delete race: key 1000 everywhere');
 	note('n2 still running when n1 deleted: ' . ($h->pumpable ? 'yes' : 'no'));
 	$h->finish;
 }
-ok(wait_converged('delete race', 60), 'delete race: quiescence reached');
+ok($mesh->wait_converged('delete race', 60), 'delete race: quiescence reached');
 my @race = map { $_->safe_psql('postgres',
 		"SELECT coalesce((SELECT c::text FROM t WHERE k = 1000), 'absent')") } @nodes;
 is_deeply(\@race, [ 'tombstone', 'tombstone', 'tombstone' ],
@@ -382,8 +200,8 @@ is_deeply(\@race, [ 'tombstone', 'tombstone', 'tombstone' ],
 is($n2->safe_psql('postgres',
 		'UPDATE t SET c = c + 1 WHERE k = 1000 RETURNING c::text'),
 	'tombstone', 'delete race: an update after the delete is ignored');
-check_logs('delete race');
-check_idle('delete race');
+$mesh->check_logs('delete race');
+$mesh->check_idle('delete race');
 
 $_->stop('fast') foreach @nodes;
 

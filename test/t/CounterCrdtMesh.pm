@@ -1,0 +1,253 @@
+# Workloads and checks on servers that replicate a table of counters to each
+# other, shared by the multi-server TAP tests.
+#
+#   my $mesh = CounterCrdtMesh->new(nodes => \@nodes);        # table t (k int, c)
+#   my $mesh = CounterCrdtMesh->new(nodes => \@nodes, db => 'app',
+#       table => { table => 'page_views', key => 'page', counter => 'views',
+#                  text_keys => 1 });
+#   ok($mesh->run_workload(\@nodes, 2, 300, \@keys), '...');
+#   ok($mesh->wait_converged('label'), '...');
+#   $mesh->check_state('label', \@keys);    # identical digests, exact values
+#   $mesh->check_logs('label');
+#   $mesh->check_idle('label');
+#
+# $mesh->{expected} holds, per key, the sum of the acknowledged deltas; a
+# test that increments on its own adds to it.  $mesh->{nodes} may grow (a
+# server that joins): every check covers the nodes listed at that moment.
+package CounterCrdtMesh;
+
+use strict;
+use warnings;
+
+use PostgreSQL::Test::Utils ();
+use Test::More;
+use Time::HiRes qw(time usleep);
+use CounterCrdtSQL;
+
+sub new
+{
+	my ($class, %args) = @_;
+	my $self = {
+		nodes => $args{nodes},
+		db => $args{db} // 'postgres',
+		table => $args{table} // { table => 't', key => 'k', counter => 'c' },
+		expected => {},
+		seq => 0,
+	};
+	my ($t, $k, $c) = @{ $self->{table} }{qw(table key counter)};
+	$self->{digest_q} =
+	  "SELECT coalesce(string_agg($k || ':' || encode(counter_crdt_digest($c), 'hex'), ',' ORDER BY $k), '') FROM $t";
+	return bless $self, $class;
+}
+
+sub digest_query { return $_[0]->{digest_q}; }
+
+# $sql on $node, in the mesh's database.
+sub query
+{
+	my ($self, $node, $sql) = @_;
+	return $node->safe_psql($self->{db}, $sql);
+}
+
+# A script of $n statements on keys from @$keys: upserts (which race to
+# create keys) and plain UPDATEs (acknowledged only if they hit a row), with
+# the tag each prints when it counts.
+sub make_script
+{
+	my ($self, $n, $keys) = @_;
+	my (@stmts, @meta);
+	for (1 .. $n)
+	{
+		my $k = $keys->[ int(rand(@$keys)) ];
+		my $d = int(rand(21)) - 10;
+		my $r = rand();
+		my $kind = $r < 0.6 ? 'upsert' : $r < 0.8 ? 'plus' : 'minus';
+		my ($sql, $tag) = increment_statement($kind, $k, $d, $self->{table});
+		push @stmts, $sql;
+		push @meta, [ $tag, $k, $d ];
+	}
+	return (join("\n", @stmts) . "\n", \@meta);
+}
+
+# Starts $nclients concurrent psql clients on each of @$targets, with $nstmt
+# statements each over @$keys.
+sub start_workload
+{
+	my ($self, $targets, $nclients, $nstmt, $keys) = @_;
+	my @runs;
+	foreach my $node (@$targets)
+	{
+		for my $c (1 .. $nclients)
+		{
+			my ($sql, $meta) = $self->make_script($nstmt, $keys);
+			my $file =
+			  $node->basedir . "/workload_" . $c . "_" . $self->{seq}++ . ".sql";
+			my ($h, $out, $err) = start_script($node, $file, $sql, $self->{db});
+			push @runs, [ $h, $out, $err, $meta, $node->name ];
+		}
+	}
+	return @runs;
+}
+
+# Waits for the clients and adds the acknowledged deltas to
+# $self->{expected}; true when every statement was acknowledged.
+sub finish_workload
+{
+	my ($self, @runs) = @_;
+	my $ok = 1;
+	foreach my $r (@runs)
+	{
+		my ($h, $out, $err, $meta, $name) = @$r;
+		$h->finish;
+		my $rc = $h->result(0);
+		my @tags = grep { /^(INSERT|UPDATE) / } split /\n/, $$out;
+		if ($rc != 0 || @tags != @$meta)
+		{
+			diag("client on $name: rc=$rc, "
+				  . scalar(@tags) . " of " . scalar(@$meta)
+				  . " statements acknowledged; stderr: $$err");
+			$ok = 0;
+		}
+		for my $i (0 .. ($#tags < $#$meta ? $#tags : $#$meta))
+		{
+			my ($tag, $k, $d) = @{ $meta->[$i] };
+			next unless $tags[$i] eq $tag;
+			$self->{expected}{$k} += $d;
+		}
+	}
+	return $ok;
+}
+
+sub run_workload
+{
+	my ($self, @args) = @_;
+	return $self->finish_workload($self->start_workload(@args));
+}
+
+# Every subscription's walsender on every node has sent what its node had
+# written when this was called, and its subscriber has applied it (the
+# short-lived walsenders of initial table copies are left out).
+sub catch_up
+{
+	my ($self) = @_;
+	my @nodes = @{ $self->{nodes} };
+	my @lsn = map { $_->safe_psql('postgres', 'SELECT pg_current_wal_lsn()') } @nodes;
+	for my $i (0 .. $#nodes)
+	{
+		$nodes[$i]->poll_query_until('postgres',
+			qq{SELECT count(*) = 0 FROM pg_stat_replication
+			    WHERE application_name <> ''
+			      AND application_name !~ '^pg_[0-9]+_sync_'
+			      AND (state <> 'streaming' OR replay_lsn IS NULL
+			           OR replay_lsn < '$lsn[$i]')})
+		  or die 'the subscribers of ' . $nodes[$i]->name . " did not catch up";
+	}
+	return;
+}
+
+# Polls until all nodes return the same digests twice in a row; after
+# catching up twice (to let the first round of echoes through as well),
+# unless $no_catchup.
+sub wait_converged
+{
+	my ($self, $label, $timeout, $no_catchup) = @_;
+	$timeout //= 60;
+	my @nodes = @{ $self->{nodes} };
+	my $t0 = time();
+	my $deadline = $t0 + $timeout;
+	my $prev;
+	$self->catch_up for (1 .. ($no_catchup ? 0 : 2));
+	while (time() < $deadline)
+	{
+		my @d = map { $self->query($_, $self->{digest_q}) } @nodes;
+		my $same = !grep { $_ ne $d[0] } @d;
+		if ($same && defined($prev) && $prev eq $d[0])
+		{
+			note(sprintf("%s: converged after %.1fs", $label, time() - $t0));
+			return 1;
+		}
+		$prev = $same ? $d[0] : undef;
+		usleep(500_000);
+	}
+	diag("$label: no convergence within ${timeout}s");
+	my ($t, $k, $c) = @{ $self->{table} }{qw(table key counter)};
+	foreach my $node (@nodes)
+	{
+		diag($node->name . ": "
+			  . $self->query($node, "SELECT $k, $c FROM $t ORDER BY $k"));
+	}
+	return 0;
+}
+
+# Identical digests on all nodes, and on each the value of every key of
+# @$keys equal to the sum of its acknowledged deltas (absent where nothing
+# was acknowledged).
+sub check_state
+{
+	my ($self, $label, $keys) = @_;
+	my @nodes = @{ $self->{nodes} };
+	my @d = map { $self->query($_, $self->{digest_q}) } @nodes;
+	ok(!grep({ $_ ne $d[0] } @d), "$label: identical digests on all nodes");
+	my ($t, $k, $c) = @{ $self->{table} }{qw(table key counter)};
+	my $in = join(',', map { $self->{table}{text_keys} ? "'$_'" : $_ } @$keys);
+	foreach my $node (@nodes)
+	{
+		my %got = map { split /\|/ } split /\n/,
+		  $self->query($node,
+			"SELECT $k, ${c}::bigint FROM $t WHERE $k IN ($in) ORDER BY $k");
+		my @bad;
+		foreach my $key (@$keys)
+		{
+			my $want = $self->{expected}{$key};
+			my $have = $got{$key};
+			next if !defined($want) && !defined($have);
+			push @bad,
+			  "key=$key want=" . ($want // 'absent') . " have=" . ($have // 'absent')
+			  if !defined($want) || !defined($have) || $want != $have;
+		}
+		ok(!@bad, "$label: values on " . $node->name . " equal acknowledged sums")
+		  or diag(join("\n", @bad));
+	}
+	return;
+}
+
+# No errors in the server logs, except the lost connections of walsenders
+# and apply workers whose peer was shut down, and lines matching $allow.
+sub check_logs
+{
+	my ($self, $label, $allow) = @_;
+	foreach my $node (@{ $self->{nodes} })
+	{
+		my $log = PostgreSQL::Test::Utils::slurp_file($node->logfile);
+		my @err = grep {
+			/ERROR:|FATAL:|PANIC:|logical replication .* error|terminated by signal/
+			  && !/could not receive data from WAL stream|could not connect to the publisher|server closed the connection unexpectedly|terminating connection due to administrator command|terminating logical replication worker due to administrator command|the database system is (starting up|not yet accepting connections|shutting down|in recovery mode)|connection to server .* failed/
+			  && !(defined $allow && /$allow/)
+		} split /\n/, $log;
+		ok(!@err, "$label: no errors in log of " . $node->name)
+		  or diag(join("\n", @err[ 0 .. ($#err < 9 ? $#err : 9) ]));
+	}
+	return;
+}
+
+# No echo storm: WAL does not keep growing once converged.
+sub check_idle
+{
+	my ($self, $label) = @_;
+	my @nodes = @{ $self->{nodes} };
+	my @l0 = map { $_->safe_psql('postgres', 'SELECT pg_current_wal_lsn()') } @nodes;
+	my @d0 = map { $self->query($_, $self->{digest_q}) } @nodes;
+	sleep(3);
+	for my $i (0 .. $#nodes)
+	{
+		my $diff = $nodes[$i]->safe_psql('postgres',
+			"SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '$l0[$i]')");
+		cmp_ok($diff, '<', 1024,
+			"$label: WAL on " . $nodes[$i]->name . " grew by $diff bytes in 3s of idleness");
+		is($self->query($nodes[$i], $self->{digest_q}), $d0[$i],
+			"$label: state on " . $nodes[$i]->name . " unchanged while idle");
+	}
+	return;
+}
+
+1;

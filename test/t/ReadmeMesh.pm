@@ -1,0 +1,147 @@
+# Servers set up by following README.md's replication recipe, as written.
+#
+# The recipe's blocks (test/t/ReadmeRecipe.pm) run through psql, as a user
+# runs them; the configuration blocks are appended to postgresql.conf and put
+# at the top of pg_hba.conf.  What is substituted: the host names and port of
+# the README's servers (a, b, c, d at port 5432) by this machine's loopback
+# address and each node's port, the example network 192.0.2.0/24 and
+# listen_addresses '*' by the loopback address.  The nodes listen on TCP (not
+# on unix sockets, as the other tests do) so that the recipe's pg_hba.conf
+# line is what lets the subscriptions in.
+#
+#   use PostgreSQL::Test::Utils;
+#   BEGIN { $PostgreSQL::Test::Utils::use_unix_sockets = 0; }   # before Cluster
+#   use PostgreSQL::Test::Cluster;
+#   use ReadmeMesh;
+#   my %node = readme_mesh();               # a, b, c, replicating as the README says
+#   my $d = readme_node('d');               # configured as in step 1
+#   readme_run($d, 'postgres', 'replication/setup');
+#   readme_run($node{a}, 'app', 'replication/join-to-d', 'd');
+package ReadmeMesh;
+
+use strict;
+use warnings;
+
+use Exporter 'import';
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils ();
+use Test::More;
+use Time::HiRes ();
+use ReadmeRecipe;
+our @EXPORT = qw(readme_node readme_run readme_mesh readme_wait_subscriptions);
+
+my %node_of;    # README host name => node, for the host substitutions
+my $seq = 0;
+
+# A new server named $name (a README host name), configured as step 1 of the
+# recipe says and started.
+sub readme_node
+{
+	my ($name) = @_;
+	die "the README servers need TCP: set use_unix_sockets = 0 before loading PostgreSQL::Test::Cluster"
+	  if $PostgreSQL::Test::Utils::use_unix_sockets;
+	my $node = PostgreSQL::Test::Cluster->new($name);
+	$node->init;
+	# init() without streaming set wal_level = minimal and max_wal_senders =
+	# 0; back to PostgreSQL's defaults for the senders, and the recipe's block
+	# sets wal_level.  For the tests, not the recipe: apply workers that
+	# failed retry after 200 ms instead of 5 s and report their progress
+	# every second instead of every 10 (wait_for_catchup reads it), no
+	# autovacuum (the idleness checks measure WAL), and connections are
+	# logged (the tests check how the subscriptions authenticated).
+	$node->append_conf('postgresql.conf', qq(
+max_wal_senders = 10
+max_replication_slots = 10
+wal_retrieve_retry_interval = 200ms
+wal_receiver_status_interval = 1s
+autovacuum = off
+log_connections = on
+));
+	my $host = $node->host;
+	$node->append_conf('postgresql.conf',
+		recipe('replication/postgresql.conf',
+			{ "listen_addresses = '*'" => "listen_addresses = '$host'" }));
+	my $hba = $node->data_dir . '/pg_hba.conf';
+	my $rest = PostgreSQL::Test::Utils::slurp_file($hba);
+	open(my $fh, '>', $hba) or die "cannot write $hba: $!";
+	print $fh recipe('replication/pg_hba.conf', { '192.0.2.0/24' => "$host/32" })
+	  . "\n" . $rest;
+	close($fh);
+	$node->start;
+	$node_of{$name} = $node;
+	return $node;
+}
+
+# Runs recipe $recipe on $node's database $db with psql, stopping at the
+# first error, and returns what psql printed (unaligned, tuples only).  The
+# hosts named in @hosts are substituted by their nodes' addresses; each must
+# occur in the block.
+sub readme_run
+{
+	my ($node, $db, $recipe, @hosts) = @_;
+	my %subst = map {
+		my $n = $node_of{$_} or die "no README server named $_";
+		("host=$_ port=5432" => 'host=' . $n->host . ' port=' . $n->port)
+	} @hosts;
+	my $file = $node->basedir . '/recipe_' . $seq++ . '.sql';
+	PostgreSQL::Test::Utils::append_to_file($file, recipe($recipe, \%subst));
+	my ($rc, $out, $err) = $node->psql($db, undef,
+		extra_params => [ '-v', 'ON_ERROR_STOP=1', '-f', $file ]);
+	ok($rc == 0, "recipe $recipe runs on " . $node->name)
+	  or diag("psql exit code $rc: $err");
+	die "recipe $recipe failed on " . $node->name . ": $err" if $rc != 0;
+	return $out;
+}
+
+# Waits until the check block of the recipe shows, on $node, the subscriptions
+# named in @$subs (and no others), each with one table and a running worker.
+sub readme_wait_subscriptions
+{
+	my ($node, $subs) = @_;
+	my $want = join("\n", map { "$_|1|t" } sort @$subs);
+	my $got;
+	for (1 .. 300)
+	{
+		$got = readme_run_quiet($node, 'replication/check');
+		return 1 if $got eq $want;
+		Time::HiRes::usleep(100_000);
+	}
+	diag("subscriptions on " . $node->name . ":\n$got\nexpected:\n$want");
+	return 0;
+}
+
+# The check block's output, without a test result for each poll.
+sub readme_run_quiet
+{
+	my ($node, $recipe) = @_;
+	my ($rc, $out, $err) = $node->psql('app', recipe($recipe),
+		extra_params => [ '-v', 'ON_ERROR_STOP=1' ]);
+	die "recipe $recipe failed on " . $node->name . ": $err" if $rc != 0;
+	return $out;
+}
+
+# Servers a, b and c, set up by steps 1 to 4 of the recipe in the order the
+# README gives: steps 1 and 2 on every server, then step 3 on every server.
+sub readme_mesh
+{
+	my %node = map { ($_ => readme_node($_)) } qw(a b c);
+	foreach my $s (qw(a b c))
+	{
+		readme_run($node{$s}, 'postgres', 'replication/setup');
+		readme_run($node{$s}, 'app', "replication/writer-id-$s");
+	}
+	foreach my $s (qw(a b c))
+	{
+		readme_run($node{$s}, 'app', "replication/subscribe-$s",
+			grep { $_ ne $s } qw(a b c));
+	}
+	foreach my $s (qw(a b c))
+	{
+		ok(readme_wait_subscriptions($node{$s},
+				[ map { "page_views_${s}_from_$_" } grep { $_ ne $s } qw(a b c) ]),
+			"step 4 on $s: both subscriptions have their table and a running worker");
+	}
+	return %node;
+}
+
+1;
