@@ -244,7 +244,11 @@ void		cc_rack_id(const char *dc, size_t dclen, const char *rack,
 /* ScyllaDB's pending-replica id: clock sequence bits inverted. */
 void		cc_pending_id(const uint8_t *in, uint8_t *out);
 
-/* Default writer id of a server, from its system identifier. */
-void		cc_default_node_id(uint64_t system_identifier, uint8_t *out);
+/*
+ * Default writer id of a server (SPEC 7.1): name-based (version 3) uuid of
+ * "counter_crdt:<system identifier>:<timeline>:<database oid>", in decimal.
+ */
+void		cc_default_node_id(uint64_t system_identifier, uint32_t timeline,
+							   uint32_t database_oid, uint8_t *out);
 
 #endif							/* CC_CORE_H */

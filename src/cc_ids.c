@@ -44,19 +44,24 @@ cc_pending_id(const uint8_t *in, uint8_t *out)
 
 /*
  * The default writer id of a server: a name-based uuid of its system
- * identifier, which initdb draws afresh for every cluster.  Stable across
- * restarts; a physical copy of the cluster (pg_basebackup) keeps it, which is
- * why such a copy must be given an id of its own before it takes writes.
+ * identifier (drawn afresh by every initdb), the timeline it writes WAL on
+ * and the database.  A promotion or a point-in-time recovery starts a new
+ * timeline, and so a new id: the forked history never continues the shard
+ * of the one it forked from.  A plain physical copy started as a primary
+ * keeps the timeline; the merge trigger warns when two servers write under
+ * one id (SPEC 7.2).
  */
 void
-cc_default_node_id(uint64_t system_identifier, uint8_t *out)
+cc_default_node_id(uint64_t system_identifier, uint32_t timeline,
+				   uint32_t database_oid, uint8_t *out)
 {
-	char		name[64];
+	char		name[80];
 	int			len;
 	cc_md5_ctx	ctx;
 
-	len = snprintf(name, sizeof(name), "counter_crdt node %llu",
-				   (unsigned long long) system_identifier);
+	len = snprintf(name, sizeof(name), "counter_crdt:%llu:%lu:%lu",
+				   (unsigned long long) system_identifier,
+				   (unsigned long) timeline, (unsigned long) database_oid);
 	cc_md5_init(&ctx);
 	cc_md5_update(&ctx, name, (size_t) len);
 	cc_md5_final(&ctx, out);

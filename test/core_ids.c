@@ -40,11 +40,26 @@ test_ids(void)
 	CHECK(memcmp(q, id, CC_ID_LEN) == 0);
 	CHECK(memcmp(p, id, 8) == 0 && memcmp(p + 10, id + 10, 6) == 0);
 
-	/* default ids: deterministic, version 3, distinct per system identifier */
-	cc_default_node_id(7000000000000000001ULL, id);
-	cc_default_node_id(7000000000000000001ULL, p);
-	cc_default_node_id(7000000000000000002ULL, q);
-	CHECK(memcmp(id, p, CC_ID_LEN) == 0);
-	CHECK(memcmp(id, q, CC_ID_LEN) != 0);
-	CHECK((id[6] >> 4) == 3 && (id[8] & 0xc0) == 0x80);
+	/*
+	 * default ids (SPEC 7.1), computed apart from the core with Python:
+	 *   import hashlib, uuid
+	 *   uuid.UUID(bytes=hashlib.md5(b"counter_crdt:7301234567890123456:1:5").digest(), version=3)
+	 */
+	cc_default_node_id(7301234567890123456ULL, 1, 5, id);
+	CHECK(strcmp(id_text(id), "9bd1c085-4834-3c85-a879-cd69fd3e6531") == 0);
+	/* every field at its largest: the name buffer holds them, unsigned */
+	cc_default_node_id(UINT64_MAX, UINT32_MAX, UINT32_MAX, id);
+	CHECK(strcmp(id_text(id), "b6ba6de0-aeb4-307f-b3f4-6bb07901507b") == 0);
+	cc_default_node_id(0, 1, 1, id);
+	CHECK(strcmp(id_text(id), "485b7459-3e79-3874-9110-87136ff16dc8") == 0);
+	/* each of the three numbers changes the id */
+	cc_default_node_id(7301234567890123456ULL, 1, 5, id);
+	cc_default_node_id(7301234567890123456ULL, 2, 5, p);
+	CHECK(memcmp(id, p, CC_ID_LEN) != 0);
+	cc_default_node_id(7301234567890123456ULL, 1, 6, p);
+	CHECK(memcmp(id, p, CC_ID_LEN) != 0);
+	cc_default_node_id(7301234567890123457ULL, 1, 5, p);
+	CHECK(memcmp(id, p, CC_ID_LEN) != 0);
+	cc_default_node_id(7301234567890123456ULL, 1, 5, q);
+	CHECK(memcmp(id, q, CC_ID_LEN) == 0);
 }
