@@ -11,14 +11,14 @@ EXTVERSION = 1.2
 
 CORE_SRCS = src/cc_core.c src/cc_text.c src/cc_ids.c src/cc_hash.c
 GLUE_SRCS = src/counter_crdt.c src/type_io.c src/functions.c src/aggregate.c \
-	src/replication.c
+	src/replication.c src/operations.c
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 
 DATA = $(wildcard counter_crdt--*.sql)
 
 REGRESS = type_io text_errors binary_io increment merge value aggregate \
 	parallel equality shards_digest writer_ids node_id seeds replica_merge \
-	upgrade privileges
+	upgrade privileges health
 EXTRA_CLEAN = test/core_test test/core_test_sanitize test/microbench
 
 PG_CONFIG ?= pg_config

@@ -67,3 +67,45 @@ cc_default_node_id(uint64_t system_identifier, uint32_t timeline,
 	cc_md5_final(&ctx, out);
 	cc_set_v3(out);
 }
+
+/* Binary search of the shard of id in a canonical array; false if none. */
+static bool
+cc_find_shard(const unsigned char *s, size_t n, const uint8_t *id, cc_shard *out)
+{
+	size_t		lo = 0,
+				hi = n;
+
+	while (lo < hi)
+	{
+		size_t		mid = lo + (hi - lo) / 2;
+		int			c;
+
+		cc_load(s, mid, out);
+		c = cc_id_cmp(out->id, id);
+		if (c == 0)
+			return true;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+bool
+cc_writer_newer(const unsigned char *a, size_t na,
+				const unsigned char *b, size_t nb, const uint8_t *writer,
+				cc_shard *local, cc_shard *incoming)
+{
+	if (!cc_find_shard(b, nb, writer, incoming))
+		return false;
+	if (!cc_find_shard(a, na, writer, local))
+	{
+		memcpy(local->id, writer, CC_ID_LEN);
+		local->clock = 0;
+		local->value = 0;
+		return true;
+	}
+	return incoming->clock > local->clock ||
+		(incoming->clock == local->clock && incoming->value != local->value);
+}

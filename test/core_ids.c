@@ -14,6 +14,71 @@ id_text(const uint8_t *id)
 	return out;
 }
 
+/* cc_writer_newer(a, b, writer) on states given as text. */
+static bool
+newer(const char *a, const char *b, const char *writer, int64_t *lclock,
+	  int64_t *iclock)
+{
+	static unsigned char sa[8 * CC_SHARD_SIZE],
+				sb[8 * CC_SHARD_SIZE];
+	bool		ta,
+				tb;
+	size_t		na = state_from_text(a, sa, &ta),
+				nb = state_from_text(b, sb, &tb);
+	uint8_t		w[CC_ID_LEN];
+	cc_shard	l,
+				i;
+	bool		r;
+
+	CHECK(cc_uuid_parse(writer, strlen(writer), w));
+	r = cc_writer_newer(sa, na, sb, nb, w, &l, &i);
+	if (r)
+	{
+		CHECK(memcmp(l.id, w, CC_ID_LEN) == 0 && memcmp(i.id, w, CC_ID_LEN) == 0);
+		*lclock = l.clock;
+		*iclock = i.clock;
+	}
+	return r;
+}
+
+#define W1 "00000000-0000-0000-0000-000000000001"
+#define W5 "55555555-5555-5555-5555-555555555555"
+#define W9 "ffffffff-ffff-ffff-ffff-ffffffffffff"
+
+static void
+test_writer_newer(void)
+{
+	int64_t		l = -1,
+				i = -1;
+
+	/* higher clock, equal clock with another value (higher or lower) */
+	CHECK(newer("{" W5 ":3:30}", "{" W5 ":4:31}", W5, &l, &i) && l == 3 && i == 4);
+	CHECK(newer("{" W5 ":3:30}", "{" W5 ":3:31}", W5, &l, &i) && l == 3 && i == 3);
+	CHECK(newer("{" W5 ":3:30}", "{" W5 ":3:29}", W5, &l, &i));
+	/* the same shard, or an older one: the echo of our own writes */
+	CHECK(!newer("{" W5 ":3:30}", "{" W5 ":3:30}", W5, &l, &i));
+	CHECK(!newer("{" W5 ":3:30}", "{" W5 ":2:99}", W5, &l, &i));
+	/* absent locally: newer than nothing, local reported as clock 0 */
+	CHECK(newer("{" W1 ":9:9}", "{" W5 ":1:1}", W5, &l, &i) && l == 0 && i == 1);
+	CHECK(newer("{}", "{" W5 ":1:1}", W5, &l, &i));
+	/* absent in the incoming state, or only other writers newer */
+	CHECK(!newer("{" W5 ":3:30}", "{" W1 ":8:8}", W5, &l, &i));
+	CHECK(!newer("{" W1 ":1:1, " W5 ":3:30, " W9 ":1:1}",
+				 "{" W1 ":7:7, " W5 ":3:30, " W9 ":7:7}", W5, &l, &i));
+	CHECK(!newer("{}", "{}", W5, &l, &i));
+	/* found at every position of several shards (the binary search) */
+	CHECK(newer("{" W1 ":1:1, " W5 ":3:30, " W9 ":1:1}",
+				"{" W1 ":1:1, " W5 ":5:30, " W9 ":1:1}", W5, &l, &i) && l == 3 && i == 5);
+	CHECK(newer("{" W1 ":1:1, " W5 ":3:30, " W9 ":1:1}",
+				"{" W1 ":2:1, " W5 ":3:30, " W9 ":1:1}", W1, &l, &i) && l == 1 && i == 2);
+	CHECK(newer("{" W1 ":1:1, " W5 ":3:30, " W9 ":1:1}",
+				"{" W9 ":1:2}", W9, &l, &i) && l == 1 && i == 1);
+	CHECK(!newer("{" W1 ":1:1, " W5 ":3:30, " W9 ":4:1}",
+				 "{" W1 ":1:1, " W9 ":3:2}", W9, &l, &i));
+	/* a tombstone holds no shards */
+	CHECK(!newer("{" W5 ":3:30}", "tombstone", W5, &l, &i));
+}
+
 void
 test_ids(void)
 {
@@ -62,4 +127,6 @@ test_ids(void)
 	CHECK(memcmp(id, p, CC_ID_LEN) != 0);
 	cc_default_node_id(7301234567890123456ULL, 1, 5, q);
 	CHECK(memcmp(id, q, CC_ID_LEN) == 0);
+
+	test_writer_newer();
 }
