@@ -48,13 +48,19 @@ wal_retrieve_retry_interval = 500ms
 	return $node;
 }
 
-sub subscribe
+sub subscribe_to
 {
-	my ($node, $name, $from) = @_;
+	my ($node, $name, $from, $publication) = @_;
 	$node->safe_psql('postgres',
 		    "CREATE SUBSCRIPTION $name CONNECTION '"
 		  . $from->connstr . ' dbname=postgres'
-		  . "' PUBLICATION page_views_pub WITH (copy_data = false)");
+		  . "' PUBLICATION $publication WITH (copy_data = false)");
+}
+
+sub subscribe
+{
+	my ($node, $name, $from) = @_;
+	subscribe_to($node, $name, $from, 'page_views_pub');
 }
 
 # The SQL of a README recipe, run on $node as written but for hosts.
@@ -264,6 +270,23 @@ foreach my $node ($a, $b, $a2)
 	is($node->safe_psql('postgres', 'SELECT count(*) FROM counter_crdt_health()'),
 		'0', $node->name . ': counter_crdt_health() reports nothing');
 }
+
+# The subscription side of counter_crdt_health(): a table b only subscribes
+# to (it is in no publication of b) and has not set up.
+$a->safe_psql('postgres', q{
+	CREATE TABLE u (k int PRIMARY KEY, c counter_crdt);
+	SELECT counter_crdt_enable_replica_merge('u');
+	CREATE PUBLICATION u_pub FOR TABLE u;
+});
+$b->safe_psql('postgres', 'CREATE TABLE u (k int PRIMARY KEY, c counter_crdt)');
+subscribe_to($b, 'u_b_from_a', $a, 'u_pub');
+is($b->safe_psql('postgres', q{SELECT string_agg("check" || ' ' || object, ', ') FROM counter_crdt_health()}),
+	'merge_trigger_missing u, delete_trigger_missing u',
+	'b: a subscribed table without the triggers is reported');
+$b->safe_psql('postgres', q{SELECT counter_crdt_enable_replica_merge('u')});
+is($b->safe_psql('postgres', 'SELECT count(*) FROM counter_crdt_health()'),
+	'0', 'b: and not once set up');
+$b->safe_psql('postgres', 'DROP SUBSCRIPTION u_b_from_a');
 
 # ---------------------------------------------------------------------
 # The mistake: a2 writes under a's id (as a pinned counter_crdt.node_id,
