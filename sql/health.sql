@@ -114,9 +114,12 @@ ALTER TABLE h_text ENABLE REPLICA TRIGGER counter_crdt_replica_merge;
 SET session_replication_role = replica;
 INSERT INTO h_text VALUES (1, '{}', 'x');
 RESET session_replication_role;
--- Not a table; no TRIGGER privilege.
+-- Not a table; NULL; no TRIGGER privilege.
 CREATE VIEW h_view AS SELECT * FROM h_ok;
 SELECT counter_crdt_enable_replica_merge('h_view');
+\set VERBOSITY sqlstate
+SELECT counter_crdt_enable_replica_merge(NULL);
+\set VERBOSITY default
 CREATE ROLE regress_health_user;
 CREATE TABLE h_theirs (k int PRIMARY KEY, c counter_crdt);
 SET ROLE regress_health_user;

@@ -122,7 +122,7 @@ cc_run(const char *sql)
 Datum
 counter_crdt_enable_replica_merge(PG_FUNCTION_ARGS)
 {
-	Oid			relid = PG_GETARG_OID(0);
+	Oid			relid;
 	CcExtension ext;
 	CcTableInfo info;
 	CcTriggers	trg;
@@ -137,6 +137,12 @@ counter_crdt_enable_replica_merge(PG_FUNCTION_ARGS)
 	bool		create_delete;
 	char	   *enable_delete = NULL;
 
+	/* not STRICT in 1.1, and so not now: a NULL table is an error */
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("the table to set up must not be NULL")));
+	relid = PG_GETARG_OID(0);
 	cc_extension(fcinfo, &ext);
 
 	/*
