@@ -15,7 +15,8 @@
 # a's is the figure.  Rounds alternate between the library as built and one
 # built with -DCC_BENCH_NO_OWN_ID_CHECK (the check compiled out), installed
 # into $PG_CONFIG's library directory in turn; each new apply worker loads it
-# afresh.  Prints every round, the medians and their ratio.  Leaves the
+# afresh.  Prints every round (wall time, and the CPU time of the apply
+# worker), the medians and their ratios.  Leaves the
 # library as built installed.  Servers: fsync = off, autovacuum = off (a
 # VACUUM of both sides before every round instead).
 set -euo pipefail
@@ -81,10 +82,10 @@ UPDATE t SET c = c + 1 WHERE k = :k;
 SQL
 chmod 644 "$WORK/inc.sql"
 
-declare -A TIMES
+declare -A TIMES CPUS
 round()
 {
-	local variant=$1 target start end
+	local variant=$1 target start end pid cpu
 	install -m 755 "$WORK/$variant.so" "$LIBDIR/counter_crdt.so"
 	qb -c "ALTER SUBSCRIPTION s DISABLE"
 	until [ "$(qb -c "SELECT count(*) FROM pg_stat_subscription WHERE pid IS NOT NULL")" = 0 ]; do sleep 0.1; done
@@ -97,10 +98,15 @@ round()
 	qb -c "ALTER SUBSCRIPTION s ENABLE"
 	until [ "$(qb -c "SELECT sum(c::bigint) FROM t")" = "$target" ]; do sleep 0.05; done
 	end=$(date +%s.%N)
+	# CPU time of the apply worker, started afresh by the ENABLE: less
+	# disturbed than wall time by whatever else the machine runs.
+	pid=$(qb -c "SELECT pid FROM pg_stat_subscription WHERE subname = 's'")
+	cpu=$(awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) / hz}' "/proc/$pid/stat")
+	CPUS[$variant]+="$cpu "
 	[ "$(qb -c "SELECT count(*) FROM counter_crdt_writer_conflicts")" = 0 ] ||
 		{ echo "conflicts recorded" >&2; exit 1; }
 	TIMES[$variant]+="$(echo "$end - $start" | bc) "
-	printf '%-14s %6.2f s\n' "$variant" "$(echo "$end - $start" | bc)"
+	printf '%-14s %6.2f s, apply worker CPU %6.2f s\n' "$variant" "$(echo "$end - $start" | bc)" "$cpu"
 }
 
 for ((r = 0; r < ROUNDS; r++)); do
@@ -114,3 +120,7 @@ W=$(echo "${TIMES[with_check]}" | median)
 WO=$(echo "${TIMES[without_check]}" | median)
 printf 'backlog of %d increments, %d rounds each: median %.2f s with the check, %.2f s without; ratio %.3f\n' \
 	"$N" "$ROUNDS" "$W" "$WO" "$(echo "$W / $WO" | bc -l)"
+CW=$(echo "${CPUS[with_check]}" | median)
+CWO=$(echo "${CPUS[without_check]}" | median)
+printf 'apply worker CPU: median %.2f s with the check, %.2f s without; ratio %.3f\n' \
+	"$CW" "$CWO" "$(echo "$CW / $CWO" | bc -l)"
