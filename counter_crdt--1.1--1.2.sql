@@ -24,10 +24,12 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_node_id() IS
 
 -- Own-id conflicts (SPEC 7.2), written by counter_crdt_replica_merge() with a
 -- direct heap insert, so that the subscription's owner needs no privilege on
--- it.  Readable by everyone (it holds table oids, keys and writer ids, as the
--- counters themselves do); written by nobody else.  Not marked for pg_dump:
--- a row tells that this server's writer id, which a restore into a new
--- cluster does not keep, was used by another server.
+-- it; written by nobody else.  Everyone may read when, in which table and
+-- column, and under which writer id (what counter_crdt_health() reports);
+-- the key and the shards are data of the table, for its owner (and whom the
+-- owner grants them).  Not marked for pg_dump: a row tells that this
+-- server's writer id, which a restore into a new cluster does not keep, was
+-- used by another server.
 CREATE TABLE @extschema@.counter_crdt_writer_conflicts (
 	recorded_at timestamptz NOT NULL,
 	table_name regclass NOT NULL,
@@ -40,7 +42,8 @@ CREATE TABLE @extschema@.counter_crdt_writer_conflicts (
 	incoming_value bigint NOT NULL
 );
 REVOKE ALL ON @extschema@.counter_crdt_writer_conflicts FROM PUBLIC;
-GRANT SELECT ON @extschema@.counter_crdt_writer_conflicts TO PUBLIC;
+GRANT SELECT (recorded_at, table_name, column_name, writer_id)
+  ON @extschema@.counter_crdt_writer_conflicts TO PUBLIC;
 
 COMMENT ON TABLE @extschema@.counter_crdt_writer_conflicts IS
 'replicated rows that held a newer shard of this server''s own writer id than the local row (another server writes under the same id, or this server went back in time)';

@@ -194,14 +194,20 @@ RESET session_replication_role;
 SELECT table_name, length(key) AS key_length, left(key, 12) || '...' || right(key, 6) AS key
   FROM counter_crdt_writer_conflicts WHERE table_name = 'h_long'::regclass;
 
--- Everyone may read the report and the conflicts, also on tables they
--- have no privilege on; nobody but the owner writes the conflicts.
+-- Everyone may read the report, also on tables they have no privilege on,
+-- and where and under which id conflicts were; nobody but the owner writes
+-- the conflicts.
 ALTER TABLE h_bare ENABLE TRIGGER ALL;
 SET ROLE regress_health_user;
 SELECT has_table_privilege('h_bare', 'SELECT') AS may_read_h_bare;
 SELECT "check", object FROM counter_crdt_health();
-SELECT count(*) > 0 AS can_read FROM counter_crdt_writer_conflicts;
-INSERT INTO counter_crdt_writer_conflicts SELECT * FROM counter_crdt_writer_conflicts LIMIT 1;
+SELECT table_name, column_name, count(DISTINCT writer_id) AS ids
+  FROM counter_crdt_writer_conflicts GROUP BY 1, 2 ORDER BY 1;
+-- The keys and shards are the tables' data: not for everyone.
+SELECT key FROM counter_crdt_writer_conflicts;
+SELECT local_value, incoming_value FROM counter_crdt_writer_conflicts;
+INSERT INTO counter_crdt_writer_conflicts (recorded_at, table_name, key, column_name, writer_id, incoming_clock, incoming_value)
+  VALUES (now(), 'h_ok', '(k)=(9)', 'c', '00000000-0000-0000-0000-0000000000aa', 1, 1);
 DELETE FROM counter_crdt_writer_conflicts;
 RESET ROLE;
 SELECT counter_crdt_enable_replica_merge('h_bare');

@@ -41,9 +41,11 @@ LANGUAGE sql AS $$
 $$;
 
 -- Tables and their privileges (the extension's own tables, and their ACLs).
-CREATE FUNCTION pg_temp.ext_tables() RETURNS TABLE (t text, acl text)
+CREATE FUNCTION pg_temp.ext_tables() RETURNS TABLE (t text, acl text, column_acls text)
 LANGUAGE sql AS $$
-  SELECT c.relname::text, c.relacl::text
+  SELECT c.relname::text, c.relacl::text,
+         (SELECT string_agg(a.attname || ' ' || a.attacl::text, ', ' ORDER BY a.attnum)
+            FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attacl IS NOT NULL)
     FROM pg_class c JOIN pg_depend d ON d.objid = c.oid AND d.classid = 'pg_class'::regclass
    WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
      AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'counter_crdt')
@@ -127,7 +129,8 @@ SELECT object FROM updated_objects
 -- The objects of the 1.2 section on writer ids, conflicts, health and set-up.
 SELECT object FROM updated_objects
  WHERE object LIKE '%health%' OR object LIKE '%conflict%' ORDER BY object;
-SELECT t, acl ~ '[{,]=r/' AS public_may_select, acl ~ '[{,]=[a-zA-Z]*[awdDxt]' AS public_may_write
+SELECT t, acl ~ '[{,]=' AS public_on_table,
+       (SELECT string_agg(m[1], ', ') FROM regexp_matches(column_acls, '(\w+) \{=r/\w+\}', 'g') m) AS public_may_read
   FROM updated_tables ORDER BY t;
 
 SELECT count(*) FILTER (WHERE b.t IS NOT DISTINCT FROM up.c::text) AS same_after_reinstall
