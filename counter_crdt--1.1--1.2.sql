@@ -48,8 +48,8 @@ GRANT SELECT (recorded_at, table_name, column_name, writer_id)
 COMMENT ON TABLE @extschema@.counter_crdt_writer_conflicts IS
 'replicated rows that held a newer shard of this server''s own writer id than the local row (another server writes under the same id, or this server went back in time)';
 
--- Stable: it reads the catalogs.  Parallel restricted: it reads tables
--- through SPI, which parallel workers cannot.
+-- Stable: it reads the catalogs and the conflicts.  Parallel restricted, so
+-- that it stays in the leader: it runs queries of its own through SPI.
 CREATE FUNCTION @extschema@.counter_crdt_health()
 RETURNS TABLE ("check" text, object text, problem text, hint text)
 AS 'MODULE_PATHNAME', 'counter_crdt_health'

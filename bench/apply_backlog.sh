@@ -5,6 +5,9 @@
 #
 #   PG_CONFIG=... bash bench/apply_backlog.sh [INCREMENTS [ROUNDS]]
 #
+# (as root, like scripts/setup.sh, or as a user who may write the library
+# directory of $PG_CONFIG's PostgreSQL: it installs the build there)
+#
 # Two throwaway servers, a -> b, table t (k int primary key, c counter_crdt)
 # of 1,000 rows set up with counter_crdt_enable_replica_merge() on both.
 # Every counter holds 3 shards: a's writer id, b's and a third one, so that the
