@@ -11,15 +11,16 @@ EXTVERSION = 1.2
 
 CORE_SRCS = src/cc_core.c src/cc_text.c src/cc_ids.c src/cc_hash.c src/cc_json.c
 GLUE_SRCS = src/counter_crdt.c src/type_io.c src/functions.c src/aggregate.c \
-	src/replication.c src/json.c src/compare.c src/table_digest.c
+	src/replication.c src/operations.c src/json.c src/compare.c \
+	src/table_digest.c
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 
 DATA = $(wildcard counter_crdt--*.sql)
 
 REGRESS = type_io text_errors binary_io increment merge value aggregate \
 	parallel equality shards_digest writer_ids node_id seeds replica_merge \
-	upgrade privileges ordering replica_hazards digest_agg difference \
-	exactly_once json
+	upgrade privileges health ordering replica_hazards digest_agg \
+	difference exactly_once json
 EXTRA_CLEAN = test/core_test test/core_test_sanitize test/microbench
 
 PG_CONFIG ?= pg_config

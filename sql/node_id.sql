@@ -6,18 +6,30 @@ SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS counter_crdt;
 RESET client_min_messages;
 
--- The default, derived in SQL: the MD5 of 'counter_crdt node ' followed by
--- the system identifier in decimal (unsigned), as a version 3 uuid.
+-- The default (SPEC 7.1), derived in SQL apart from the C code: the MD5 of
+-- 'counter_crdt:<system identifier>:<timeline>:<database oid>' in decimal
+-- (the system identifier unsigned), as a version 3 uuid.  The timeline is
+-- the one WAL is written on now: the first 8 hex digits of the name of the
+-- current WAL file.
+CREATE FUNCTION node_id_name() RETURNS text
+LANGUAGE sql STABLE AS $$
+  SELECT 'counter_crdt:' ||
+         CASE WHEN system_identifier < 0
+              THEN (system_identifier::numeric + 18446744073709551616)::text
+              ELSE system_identifier::text END || ':' ||
+         ('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::bigint || ':' ||
+         (SELECT oid FROM pg_database WHERE datname = current_database())
+  FROM pg_control_system()
+$$;
 CREATE FUNCTION node_id_reference() RETURNS uuid
 LANGUAGE sql STABLE AS $$
   SELECT encode(set_byte(set_byte(h, 6, (get_byte(h, 6) & 15) | 48),
                          8, (get_byte(h, 8) & 63) | 128), 'hex')::uuid
-  FROM (SELECT decode(md5('counter_crdt node ' ||
-                          CASE WHEN system_identifier < 0
-                               THEN (system_identifier::numeric + 18446744073709551616)::text
-                               ELSE system_identifier::text END), 'hex') AS h
-        FROM pg_control_system()) s
+  FROM (SELECT decode(md5(node_id_name()), 'hex') AS h) s
 $$;
+-- The name has the three numbers, and the timeline is the checkpoint's too.
+SELECT node_id_name() ~ '^counter_crdt:[0-9]+:[0-9]+:[0-9]+$' AS name_shape,
+       split_part(node_id_name(), ':', 3)::int = (SELECT timeline_id FROM pg_control_checkpoint()) AS checkpoint_timeline;
 
 RESET counter_crdt.node_id;
 SHOW counter_crdt.node_id;
@@ -151,3 +163,4 @@ DROP ROLE regress_counter_crdt_user;
 RESET counter_crdt.node_id;
 DROP TABLE nid_default;
 DROP FUNCTION node_id_reference();
+DROP FUNCTION node_id_name();

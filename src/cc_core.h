@@ -345,7 +345,23 @@ void		cc_rack_id(const char *dc, size_t dclen, const char *rack,
 /* ScyllaDB's pending-replica id: clock sequence bits inverted. */
 void		cc_pending_id(const uint8_t *in, uint8_t *out);
 
-/* Default writer id of a server, from its system identifier. */
-void		cc_default_node_id(uint64_t system_identifier, uint8_t *out);
+/*
+ * Default writer id of a server (SPEC 7.1): name-based (version 3) uuid of
+ * "counter_crdt:<system identifier>:<timeline>:<database oid>", in decimal.
+ */
+void		cc_default_node_id(uint64_t system_identifier, uint32_t timeline,
+							   uint32_t database_oid, uint8_t *out);
+
+/*
+ * Own-id conflicts (SPEC 7.2): true when state b holds a newer shard of
+ * writer than state a, that is a's has a lower clock, or the same clock and
+ * another value, or a has none.  Both are canonical shard arrays (a
+ * tombstone has none: pass n = 0 and b never conflicts).  *local gets a's
+ * shard (clock and value 0 when absent) and *incoming b's.
+ */
+bool		cc_writer_newer(const unsigned char *a, size_t na,
+							const unsigned char *b, size_t nb,
+							const uint8_t *writer,
+							cc_shard *local, cc_shard *incoming);
 
 #endif							/* CC_CORE_H */

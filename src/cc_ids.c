@@ -44,21 +44,68 @@ cc_pending_id(const uint8_t *in, uint8_t *out)
 
 /*
  * The default writer id of a server: a name-based uuid of its system
- * identifier, which initdb draws afresh for every cluster.  Stable across
- * restarts; a physical copy of the cluster (pg_basebackup) keeps it, which is
- * why such a copy must be given an id of its own before it takes writes.
+ * identifier (drawn afresh by every initdb), the timeline it writes WAL on
+ * and the database.  A promotion or a point-in-time recovery starts a new
+ * timeline, and so a new id: the forked history never continues the shard
+ * of the one it forked from.  A plain physical copy started as a primary
+ * keeps the timeline; the merge trigger warns when two servers write under
+ * one id (SPEC 7.2).
  */
 void
-cc_default_node_id(uint64_t system_identifier, uint8_t *out)
+cc_default_node_id(uint64_t system_identifier, uint32_t timeline,
+				   uint32_t database_oid, uint8_t *out)
 {
-	char		name[64];
+	char		name[80];
 	int			len;
 	cc_md5_ctx	ctx;
 
-	len = snprintf(name, sizeof(name), "counter_crdt node %llu",
-				   (unsigned long long) system_identifier);
+	len = snprintf(name, sizeof(name), "counter_crdt:%llu:%lu:%lu",
+				   (unsigned long long) system_identifier,
+				   (unsigned long) timeline, (unsigned long) database_oid);
 	cc_md5_init(&ctx);
 	cc_md5_update(&ctx, name, (size_t) len);
 	cc_md5_final(&ctx, out);
 	cc_set_v3(out);
+}
+
+/* Binary search of the shard of id in a canonical array; false if none. */
+static bool
+cc_find_shard(const unsigned char *s, size_t n, const uint8_t *id, cc_shard *out)
+{
+	size_t		lo = 0,
+				hi = n;
+
+	while (lo < hi)
+	{
+		size_t		mid = lo + (hi - lo) / 2;
+		int			c;
+
+		cc_load(s, mid, out);
+		c = cc_id_cmp(out->id, id);
+		if (c == 0)
+			return true;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+bool
+cc_writer_newer(const unsigned char *a, size_t na,
+				const unsigned char *b, size_t nb, const uint8_t *writer,
+				cc_shard *local, cc_shard *incoming)
+{
+	if (!cc_find_shard(b, nb, writer, incoming))
+		return false;
+	if (!cc_find_shard(a, na, writer, local))
+	{
+		memcpy(local->id, writer, CC_ID_LEN);
+		local->clock = 0;
+		local->value = 0;
+		return true;
+	}
+	return incoming->clock > local->clock ||
+		(incoming->clock == local->clock && incoming->value != local->value);
 }

@@ -7,6 +7,10 @@
 #include "counter_crdt.h"
 
 #include "access/xlog.h"
+#if PG_VERSION_NUM >= 150000
+#include "access/xlogrecovery.h"
+#endif
+#include "miscadmin.h"
 #include "utils/guc.h"
 #include "utils/uuid.h"
 
@@ -17,11 +21,15 @@ void		_PG_init(void);
 /* counter_crdt.node_id: the text of the setting, "" when unset. */
 static char *node_id_setting = NULL;
 
-/* The id in force: from the setting, or derived from the system identifier. */
+/*
+ * The id in force: from the setting, or the default of SPEC 7.1, derived
+ * from the system identifier, the timeline and the database, and kept with
+ * the timeline it was derived for (0: none yet; timelines start at 1).
+ */
 static uint8_t node_id_set[CC_ID_LEN];
 static bool node_id_is_set = false;
 static uint8_t node_id_default[CC_ID_LEN];
-static bool node_id_default_ready = false;
+static TimeLineID node_id_default_tli = 0;
 
 static bool
 node_id_check(char **newval, void **extra, GucSource source)
@@ -67,7 +75,7 @@ _PG_init(void)
 	DefineCustomStringVariable("counter_crdt.node_id",
 							   "Writer id of this server for counter_crdt leader increments.",
 							   "A uuid, unique to this server among all replicas of a counter. "
-							   "Empty means an id derived from the system identifier.",
+							   "Empty means an id derived from the system identifier, the timeline and the database.",
 							   &node_id_setting,
 							   "",
 							   PGC_SUSET,
@@ -82,16 +90,47 @@ _PG_init(void)
 #endif
 }
 
+/*
+ * The timeline this server writes WAL on now.  Cheap once recovery has
+ * ended: RecoveryInProgress() then answers from a backend-local flag, and the
+ * insertion timeline no longer changes.  A standby writes no WAL; it answers
+ * with the timeline it replays, so that it reports the id its primary writes
+ * under, and a session open across a promotion sees the new timeline at its
+ * next call.
+ */
+static TimeLineID
+cc_current_timeline(void)
+{
+	TimeLineID	tli;
+
+	if (RecoveryInProgress())
+		(void) GetXLogReplayRecPtr(&tli);
+	else
+	{
+#if PG_VERSION_NUM >= 150000
+		tli = GetWALInsertionTimeLine();
+#else
+		/* RecoveryInProgress() has set it from shared memory */
+		tli = ThisTimeLineID;
+#endif
+	}
+	return tli;
+}
+
 /* The writer id of this server, as used by c + delta. */
 const uint8_t *
 cc_node_id(void)
 {
+	TimeLineID	tli;
+
 	if (node_id_is_set)
 		return node_id_set;
-	if (!node_id_default_ready)
+	tli = cc_current_timeline();
+	if (tli != node_id_default_tli)
 	{
-		cc_default_node_id(GetSystemIdentifier(), node_id_default);
-		node_id_default_ready = true;
+		cc_default_node_id(GetSystemIdentifier(), tli, MyDatabaseId,
+						   node_id_default);
+		node_id_default_tli = tli;
 	}
 	return node_id_default;
 }

@@ -22,6 +22,9 @@
 #include "postgres.h"
 
 #include "fmgr.h"
+#include "nodes/bitmapset.h"
+#include "nodes/pg_list.h"
+#include "utils/relcache.h"
 #include "utils/memutils.h"
 
 #include "cc_core.h"
@@ -45,5 +48,29 @@ extern void cc_check_count(size_t n);
 extern Datum cc_merge_datums(Datum a, Datum b, cc_merge_kind *kind);
 extern void cc_report(const cc_error *err, const char *input) pg_attribute_noreturn();
 extern const uint8_t *cc_node_id(void);
+
+/* replication.c: the check shared by the merge trigger, set-up and health */
+
+/* The counter columns of a table, and its primary key. */
+typedef struct CcTableInfo
+{
+	int			natts;
+	bool	   *is_counter;		/* per attribute (0-based) */
+	Bitmapset  *pkey;			/* primary key attnums, offset as relcache */
+} CcTableInfo;
+
+/* One reason why a table's replicated rows cannot be merged. */
+typedef struct CcTableProblem
+{
+	const char *check;			/* the check of counter_crdt_health() */
+	char	   *message;		/* as errmsg, and the health row's problem */
+	const char *detail;
+	char	   *hint;
+} CcTableProblem;
+
+extern List *cc_table_check(Relation rel, Oid counter_type, CcTableInfo *info);
+extern void cc_table_check_or_error(Relation rel, Oid counter_type,
+									CcTableInfo *info);
+extern Oid	cc_counter_type(Oid nsp);
 
 #endif							/* COUNTER_CRDT_H */

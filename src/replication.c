@@ -24,15 +24,26 @@
  * DELETE of a row into tombstones in its counters: the row stays, reads as
  * NULL, and wins every merge, as a deleted counter does in ScyllaDB.
  *
- * Only counters and primary key columns may stand in such a table (as in
- * ScyllaDB and Cassandra, where a table with counters holds nothing else):
- * any other column could not be merged, and a last-writer-wins column beside
- * merged counters would diverge silently.  Such a table, or one without a
- * primary key, gets an error at trigger time.
+ * Only counters, primary key columns and stored generated columns may stand
+ * in such a table (as in ScyllaDB and Cassandra, where a table with counters
+ * holds nothing else; a generated column is computed again on every server
+ * from the row's keys and counters): any other column could not be merged,
+ * and a last-writer-wins column beside merged counters would diverge
+ * silently.  Such a table, or one without a primary key, gets an error at
+ * trigger time; cc_table_check() is that check, shared with
+ * counter_crdt_enable_replica_merge() and counter_crdt_health().
+ *
+ * While it merges, the trigger also watches this server's own writer id
+ * (SPEC 7.2): an applied shard of that id newer than the local one means
+ * that another server writes under the same id, or that this server went
+ * back in time.  It warns and records the event in
+ * counter_crdt_writer_conflicts.
  */
 #include "counter_crdt.h"
 
+#include "access/heapam.h"
 #include "access/htup_details.h"
+#include "access/table.h"
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
 #include "executor/spi.h"
@@ -44,36 +55,56 @@
 #include "utils/rel.h"
 #include "utils/relcache.h"
 #include "utils/syscache.h"
+#include "utils/timestamp.h"
+#include "utils/uuid.h"
 
 PG_FUNCTION_INFO_V1(counter_crdt_replica_merge);
 PG_FUNCTION_INFO_V1(counter_crdt_delete_as_tombstone);
 
-/* Set while this trigger runs its own INSERT ... ON CONFLICT. */
+/*
+ * Set while this trigger runs its own INSERT ... ON CONFLICT, with the
+ * applied row: the nested BEFORE UPDATE of the conflict action checks its
+ * counters for own-id conflicts against the local row.
+ */
 static bool in_own_insert = false;
+static HeapTuple own_insert_row = NULL;
+static bool own_insert_merged = false;	/* the conflict action ran */
 
-/* The counter columns of a table, checked to be mergeable as a whole. */
-typedef struct CcTableInfo
+static CcTableProblem *
+cc_problem(const char *check, char *message, const char *detail, char *hint)
 {
-	int			natts;
-	bool	   *is_counter;		/* per attribute (0-based) */
-	Bitmapset  *pkey;			/* primary key attnums, offset as relcache */
-} CcTableInfo;
+	CcTableProblem *p = palloc(sizeof(CcTableProblem));
 
-static void
-cc_table_info(Relation rel, Oid counter_type, CcTableInfo *info)
+	p->check = check;
+	p->message = message;
+	p->detail = detail;
+	p->hint = hint;
+	return p;
+}
+
+/*
+ * Reads which columns of a table are counters and which form its primary
+ * key, and returns the reasons why its replicated rows could not be merged
+ * (a List of CcTableProblem *), NIL when they can.
+ */
+List *
+cc_table_check(Relation rel, Oid counter_type, CcTableInfo *info)
 {
 	TupleDesc	desc = RelationGetDescr(rel);
+	const char *relname = RelationGetRelationName(rel);
 	int			ncounters = 0;
+	List	   *problems = NIL;
 
 	info->natts = desc->natts;
 	info->is_counter = palloc0(sizeof(bool) * desc->natts);
 	info->pkey = RelationGetIndexAttrBitmap(rel, INDEX_ATTR_BITMAP_PRIMARY_KEY);
 	if (bms_is_empty(info->pkey))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("table \"%s\" has no primary key",
-						RelationGetRelationName(rel)),
-				 errdetail("counter_crdt_replica_merge() merges replicated rows by their primary key.")));
+		problems = lappend(problems,
+						   cc_problem("no_primary_key",
+									  psprintf("table \"%s\" has no primary key", relname),
+									  "counter_crdt_replica_merge() merges replicated rows by their primary key.",
+									  psprintf("Add a primary key on the columns that name a counter: ALTER TABLE %s ADD PRIMARY KEY (...).",
+											   quote_identifier(relname))));
 
 	for (int i = 0; i < desc->natts; i++)
 	{
@@ -86,52 +117,244 @@ cc_table_info(Relation rel, Oid counter_type, CcTableInfo *info)
 			info->is_counter[i] = true;
 			ncounters++;
 		}
-		else if (!bms_is_member(att->attnum - FirstLowInvalidHeapAttributeNumber,
+		else if (att->attgenerated != ATTRIBUTE_GENERATED_STORED &&
+				 !bms_is_member(att->attnum - FirstLowInvalidHeapAttributeNumber,
 								info->pkey))
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("column \"%s\" of table \"%s\" is neither a counter_crdt nor part of the primary key",
-							NameStr(att->attname), RelationGetRelationName(rel)),
-					 errdetail("Replicated rows can be merged only when every other column is a counter_crdt."),
-					 errhint("Move the column to a table of its own.")));
+			problems = lappend(problems,
+							   cc_problem("column_not_mergeable",
+										  psprintf("column \"%s\" of table \"%s\" is neither a counter_crdt nor part of the primary key",
+												   NameStr(att->attname), relname),
+										  "Replicated rows can be merged only when every other column is a counter_crdt or a stored generated column.",
+										  pstrdup("Move the column to a table of its own.")));
 	}
 	if (ncounters == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("table \"%s\" has no counter_crdt column",
-						RelationGetRelationName(rel))));
+		problems = lappend(problems,
+						   cc_problem("no_counter",
+									  psprintf("table \"%s\" has no counter_crdt column", relname),
+									  "Only counter_crdt columns are merged.",
+									  pstrdup("Add a counter_crdt column, or leave the table to plain replication.")));
+	return problems;
+}
+
+/* The first problem of cc_table_check() as an ERROR, if there is one. */
+void
+cc_table_check_or_error(Relation rel, Oid counter_type, CcTableInfo *info)
+{
+	List	   *problems = cc_table_check(rel, counter_type, info);
+	CcTableProblem *p;
+
+	if (problems == NIL)
+		return;
+	p = (CcTableProblem *) linitial(problems);
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("%s", p->message),
+			 errdetail("%s", p->detail),
+			 errhint("%s", p->hint)));
+}
+
+/* The type counter_crdt, which lives in the schema nsp of the extension. */
+Oid
+cc_counter_type(Oid nsp)
+{
+	Oid			counter_type = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
+											   CStringGetDatum("counter_crdt"),
+											   ObjectIdGetDatum(nsp));
+
+	if (!OidIsValid(counter_type))
+		elog(ERROR, "type counter_crdt not found in schema %u", nsp);
+	return counter_type;
+}
+
+/* The primary key of a row as "(a, b)=(1, x)", as unique violations show it. */
+static char *
+cc_key_text(Relation rel, const CcTableInfo *info, HeapTuple tup)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	StringInfoData names,
+				values;
+	bool		first = true;
+
+	initStringInfo(&names);
+	initStringInfo(&values);
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+		bool		isnull;
+		Datum		d;
+
+		if (att->attisdropped ||
+			!bms_is_member(att->attnum - FirstLowInvalidHeapAttributeNumber, info->pkey))
+			continue;
+		d = heap_getattr(tup, i + 1, desc, &isnull);
+		appendStringInfoString(&names, first ? "" : ", ");
+		appendStringInfoString(&names, quote_identifier(NameStr(att->attname)));
+		appendStringInfoString(&values, first ? "" : ", ");
+		if (isnull)
+			appendStringInfoString(&values, "null");
+		else
+		{
+			Oid			out;
+			bool		varlena;
+
+			getTypeOutputInfo(att->atttypid, &out, &varlena);
+			appendStringInfoString(&values, OidOutputFunctionCall(out, d));
+		}
+		first = false;
+	}
+	return psprintf("(%s)=(%s)", names.data, values.data);
 }
 
 /*
- * merge(local, incoming) of one column, as a datum; *changed tells whether it
- * differs from local.
+ * Warns about an own-id conflict and records it in the extension's table
+ * counter_crdt_writer_conflicts by a direct heap insert, so that the
+ * subscription's owner needs no privilege on it (the table has no index to
+ * maintain).  Transactional with the apply: an apply that fails and is
+ * retried records it again.
+ */
+static void
+cc_record_conflict(Relation rel, const CcTableInfo *info, HeapTuple keytup,
+				   int attno, const cc_shard *local, const cc_shard *incoming,
+				   Oid nsp)
+{
+	char	   *key = cc_key_text(rel, info, keytup);
+	const char *column = NameStr(TupleDescAttr(RelationGetDescr(rel), attno)->attname);
+	char		idtext[CC_UUID_TEXT_LEN + 1];
+	Oid			logid = get_relname_relid("counter_crdt_writer_conflicts", nsp);
+
+	cc_uuid_format(local->id, idtext);
+	ereport(WARNING,
+			(errmsg("replicated row %s of table \"%s\" holds a newer shard of this server's writer id %s",
+					key, RelationGetRelationName(rel), idtext),
+			 local->clock == 0 ?
+			 errdetail("In column \"%s\" the local row has no shard of this id, the replicated one has clock %lld and value %lld. "
+					   "Another server writes under the same writer id, or this server went back in time; increments may be lost.",
+					   column, (long long) incoming->clock, (long long) incoming->value) :
+			 errdetail("In column \"%s\" the local shard has clock %lld and value %lld, the replicated one clock %lld and value %lld. "
+					   "Another server writes under the same writer id, or this server went back in time; increments may be lost.",
+					   column, (long long) local->clock, (long long) local->value,
+					   (long long) incoming->clock, (long long) incoming->value),
+			 OidIsValid(logid) ?
+			 errhint("Give every server its own writer id. counter_crdt_health() reports the recorded conflicts.") :
+			 errhint("Not recorded: run ALTER EXTENSION counter_crdt UPDATE to keep such events.")));
+
+	if (OidIsValid(logid))
+	{
+		Relation	log = table_open(logid, RowExclusiveLock);
+		Datum		values[9];
+		bool		nulls[9] = {false};
+		pg_uuid_t  *uuid = palloc(sizeof(pg_uuid_t));
+
+		if (RelationGetDescr(log)->natts != 9 || RelationGetForm(log)->relhasindex)
+			elog(ERROR, "counter_crdt_writer_conflicts is not as the extension made it");
+		memcpy(uuid->data, local->id, CC_ID_LEN);
+		values[0] = TimestampTzGetDatum(GetCurrentTimestamp());
+		values[1] = ObjectIdGetDatum(RelationGetRelid(rel));
+		values[2] = CStringGetTextDatum(key);
+		values[3] = CStringGetDatum(column);
+		values[4] = UUIDPGetDatum(uuid);
+		values[5] = Int64GetDatum(local->clock);
+		values[6] = Int64GetDatum(local->value);
+		nulls[5] = nulls[6] = (local->clock == 0);	/* no local shard */
+		values[7] = Int64GetDatum(incoming->clock);
+		values[8] = Int64GetDatum(incoming->value);
+		simple_heap_insert(log, heap_form_tuple(RelationGetDescr(log), values, nulls));
+		table_close(log, RowExclusiveLock);
+	}
+}
+
+/*
+ * The own-id check of one counter column (SPEC 7.2), on detoasted values;
+ * local is NULL when the local column is.
+ */
+static void
+cc_check_own_id(Relation rel, const CcTableInfo *info, HeapTuple keytup,
+				int attno, struct varlena *local, struct varlena *incoming,
+				Oid nsp)
+{
+	cc_view		vl = {NULL, 0, false},
+				vi;
+	cc_shard	ls,
+				is;
+
+#ifdef CC_BENCH_NO_OWN_ID_CHECK
+	return;						/* bench/apply_backlog.sh: the baseline */
+#endif
+	cc_datum_view(PointerGetDatum(incoming), &vi);
+	if (local != NULL)
+		cc_datum_view(PointerGetDatum(local), &vl);
+	if (vi.tombstone || vl.tombstone)
+		return;
+	if (cc_writer_newer(vl.shards, vl.n, vi.shards, vi.n, cc_node_id(), &ls, &is))
+		cc_record_conflict(rel, info, keytup, attno, &ls, &is, nsp);
+}
+
+/*
+ * merge(local, incoming) of one column, as a datum, after the own-id check;
+ * *changed tells whether it differs from local.
  */
 static Datum
-cc_merge_column(Datum local, bool local_null, Datum incoming, bool incoming_null,
+cc_merge_column(Relation rel, const CcTableInfo *info, HeapTuple keytup,
+				int attno, Oid nsp,
+				Datum local, bool local_null, Datum incoming, bool incoming_null,
 				bool *result_null, bool *changed)
 {
 	cc_merge_kind kind;
 	Datum		merged;
+	struct varlena *lp = local_null ? NULL : DatumGetCounterCrdtP(local);
+	struct varlena *ip;
 
 	*changed = false;
 	*result_null = local_null;
 	if (incoming_null)
 		return local;
+	ip = DatumGetCounterCrdtP(incoming);
+	cc_check_own_id(rel, info, keytup, attno, lp, ip, nsp);
 	if (local_null)
 	{
 		*changed = true;
 		*result_null = false;
 		return incoming;
 	}
-	merged = cc_merge_datums(local, incoming, &kind);
+	merged = cc_merge_datums(PointerGetDatum(lp), PointerGetDatum(ip), &kind);
 	if (kind == CC_MERGE_TAKE_A)
 		return local;			/* as stored, toast pointer and all */
 	*changed = true;
 	return merged;
 }
 
+/*
+ * The conflict action of our own INSERT ... ON CONFLICT: the SQL merges the
+ * applied row into the local one; the own-id check compares the local row
+ * with the applied row, not with that merge.
+ */
+static void
+cc_check_own_insert(TriggerData *td, const CcTableInfo *info, Oid nsp)
+{
+	Relation	rel = td->tg_relation;
+	TupleDesc	desc = RelationGetDescr(rel);
+
+	for (int i = 0; i < desc->natts; i++)
+	{
+		bool		lnull,
+					inull;
+		Datum		l,
+					in;
+
+		if (!info->is_counter[i])
+			continue;
+		l = heap_getattr(td->tg_trigtuple, i + 1, desc, &lnull);
+		in = heap_getattr(own_insert_row, i + 1, desc, &inull);
+		if (!inull)
+			cc_check_own_id(rel, info, td->tg_trigtuple, i,
+							lnull ? NULL : DatumGetCounterCrdtP(l),
+							DatumGetCounterCrdtP(in), nsp);
+	}
+	own_insert_merged = true;
+}
+
 static HeapTuple
-cc_merge_update(TriggerData *td, const CcTableInfo *info)
+cc_merge_update(TriggerData *td, const CcTableInfo *info, Oid nsp)
 {
 	Relation	rel = td->tg_relation;
 	TupleDesc	desc = RelationGetDescr(rel);
@@ -150,7 +373,8 @@ cc_merge_update(TriggerData *td, const CcTableInfo *info)
 		Datum		o,
 					n;
 
-		if (att->attisdropped)
+		/* generated columns are computed again after BEFORE triggers */
+		if (att->attisdropped || att->attgenerated)
 			continue;
 		o = heap_getattr(oldtup, i + 1, desc, &onull);
 		n = heap_getattr(newtup, i + 1, desc, &nnull);
@@ -158,7 +382,8 @@ cc_merge_update(TriggerData *td, const CcTableInfo *info)
 		{
 			bool		changed;
 
-			values[i] = cc_merge_column(o, onull, n, nnull, &nulls[i], &changed);
+			values[i] = cc_merge_column(rel, info, oldtup, i, nsp, o, onull,
+										n, nnull, &nulls[i], &changed);
 			replace[i] = true;
 			any_change |= changed;
 		}
@@ -180,7 +405,7 @@ cc_merge_update(TriggerData *td, const CcTableInfo *info)
  * through SPI in place of the replicated insert.
  */
 static void
-cc_merge_insert(TriggerData *td, const CcTableInfo *info, Oid merge_nsp)
+cc_merge_insert(TriggerData *td, const CcTableInfo *info, Oid nsp)
 {
 	Relation	rel = td->tg_relation;
 	TupleDesc	desc = RelationGetDescr(rel);
@@ -191,7 +416,7 @@ cc_merge_insert(TriggerData *td, const CcTableInfo *info, Oid merge_nsp)
 	char	   *nulls = palloc(sizeof(char) * desc->natts);
 	const char *relname = quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
 													 RelationGetRelationName(rel));
-	const char *merge_fn = quote_qualified_identifier(get_namespace_name(merge_nsp),
+	const char *merge_fn = quote_qualified_identifier(get_namespace_name(nsp),
 													  "counter_crdt_merge");
 	int			nargs = 0;
 	bool		first;
@@ -249,6 +474,8 @@ cc_merge_insert(TriggerData *td, const CcTableInfo *info, Oid merge_nsp)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	in_own_insert = true;
+	own_insert_row = tup;
+	own_insert_merged = false;
 	PG_TRY();
 	{
 		rc = SPI_execute_with_args(sql.data, nargs, types, values, nulls,
@@ -257,12 +484,29 @@ cc_merge_insert(TriggerData *td, const CcTableInfo *info, Oid merge_nsp)
 	PG_FINALLY();
 	{
 		in_own_insert = false;
+		own_insert_row = NULL;
 	}
 	PG_END_TRY();
 	if (rc != SPI_OK_INSERT)
 		elog(ERROR, "counter_crdt_replica_merge: insert into %s failed: %s",
 			 relname, SPI_result_code_string(rc));
 	SPI_finish();
+
+	/* A new key: every shard of this server's id in it is one it lacks. */
+	if (!own_insert_merged)
+	{
+		for (int i = 0; i < desc->natts; i++)
+		{
+			bool		isnull;
+			Datum		d;
+
+			if (!info->is_counter[i])
+				continue;
+			d = heap_getattr(tup, i + 1, desc, &isnull);
+			if (!isnull)
+				cc_check_own_id(rel, info, tup, i, NULL, DatumGetCounterCrdtP(d), nsp);
+		}
+	}
 }
 
 /*
@@ -291,12 +535,8 @@ cc_trigger_setup(FunctionCallInfo fcinfo, const char *name, bool for_delete,
 
 	/* The counter type lives in the schema of this function. */
 	nsp = get_func_namespace(fcinfo->flinfo->fn_oid);
-	counter_type = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
-								   CStringGetDatum("counter_crdt"),
-								   ObjectIdGetDatum(nsp));
-	if (!OidIsValid(counter_type))
-		elog(ERROR, "type counter_crdt not found in the schema of %s()", name);
-	cc_table_info(td->tg_relation, counter_type, info);
+	counter_type = cc_counter_type(nsp);
+	cc_table_check_or_error(td->tg_relation, counter_type, info);
 	return nsp;
 }
 
@@ -314,7 +554,11 @@ counter_crdt_replica_merge(PG_FUNCTION_ARGS)
 
 	nsp = cc_trigger_setup(fcinfo, "counter_crdt_replica_merge", false, &info);
 	if (TRIGGER_FIRED_BY_UPDATE(td->tg_event))
-		return PointerGetDatum(cc_merge_update(td, &info));
+	{
+		if (in_own_insert && own_insert_row != NULL)
+			cc_check_own_insert(td, &info, nsp);
+		return PointerGetDatum(cc_merge_update(td, &info, nsp));
+	}
 
 	cc_merge_insert(td, &info, nsp);
 	return PointerGetDatum(NULL);

@@ -14,6 +14,71 @@ id_text(const uint8_t *id)
 	return out;
 }
 
+/* cc_writer_newer(a, b, writer) on states given as text. */
+static bool
+newer(const char *a, const char *b, const char *writer, int64_t *lclock,
+	  int64_t *iclock)
+{
+	static unsigned char sa[8 * CC_SHARD_SIZE],
+				sb[8 * CC_SHARD_SIZE];
+	bool		ta,
+				tb;
+	size_t		na = state_from_text(a, sa, &ta),
+				nb = state_from_text(b, sb, &tb);
+	uint8_t		w[CC_ID_LEN];
+	cc_shard	l,
+				i;
+	bool		r;
+
+	CHECK(cc_uuid_parse(writer, strlen(writer), w));
+	r = cc_writer_newer(sa, na, sb, nb, w, &l, &i);
+	if (r)
+	{
+		CHECK(memcmp(l.id, w, CC_ID_LEN) == 0 && memcmp(i.id, w, CC_ID_LEN) == 0);
+		*lclock = l.clock;
+		*iclock = i.clock;
+	}
+	return r;
+}
+
+#define W1 "00000000-0000-0000-0000-000000000001"
+#define W5 "55555555-5555-5555-5555-555555555555"
+#define W9 "ffffffff-ffff-ffff-ffff-ffffffffffff"
+
+static void
+test_writer_newer(void)
+{
+	int64_t		l = -1,
+				i = -1;
+
+	/* higher clock, equal clock with another value (higher or lower) */
+	CHECK(newer("{" W5 ":3:30}", "{" W5 ":4:31}", W5, &l, &i) && l == 3 && i == 4);
+	CHECK(newer("{" W5 ":3:30}", "{" W5 ":3:31}", W5, &l, &i) && l == 3 && i == 3);
+	CHECK(newer("{" W5 ":3:30}", "{" W5 ":3:29}", W5, &l, &i));
+	/* the same shard, or an older one: the echo of our own writes */
+	CHECK(!newer("{" W5 ":3:30}", "{" W5 ":3:30}", W5, &l, &i));
+	CHECK(!newer("{" W5 ":3:30}", "{" W5 ":2:99}", W5, &l, &i));
+	/* absent locally: newer than nothing, local reported as clock 0 */
+	CHECK(newer("{" W1 ":9:9}", "{" W5 ":1:1}", W5, &l, &i) && l == 0 && i == 1);
+	CHECK(newer("{}", "{" W5 ":1:1}", W5, &l, &i));
+	/* absent in the incoming state, or only other writers newer */
+	CHECK(!newer("{" W5 ":3:30}", "{" W1 ":8:8}", W5, &l, &i));
+	CHECK(!newer("{" W1 ":1:1, " W5 ":3:30, " W9 ":1:1}",
+				 "{" W1 ":7:7, " W5 ":3:30, " W9 ":7:7}", W5, &l, &i));
+	CHECK(!newer("{}", "{}", W5, &l, &i));
+	/* found at every position of several shards (the binary search) */
+	CHECK(newer("{" W1 ":1:1, " W5 ":3:30, " W9 ":1:1}",
+				"{" W1 ":1:1, " W5 ":5:30, " W9 ":1:1}", W5, &l, &i) && l == 3 && i == 5);
+	CHECK(newer("{" W1 ":1:1, " W5 ":3:30, " W9 ":1:1}",
+				"{" W1 ":2:1, " W5 ":3:30, " W9 ":1:1}", W1, &l, &i) && l == 1 && i == 2);
+	CHECK(newer("{" W1 ":1:1, " W5 ":3:30, " W9 ":1:1}",
+				"{" W9 ":1:2}", W9, &l, &i) && l == 1 && i == 1);
+	CHECK(!newer("{" W1 ":1:1, " W5 ":3:30, " W9 ":4:1}",
+				 "{" W1 ":1:1, " W9 ":3:2}", W9, &l, &i));
+	/* a tombstone holds no shards */
+	CHECK(!newer("{" W5 ":3:30}", "tombstone", W5, &l, &i));
+}
+
 void
 test_ids(void)
 {
@@ -40,11 +105,28 @@ test_ids(void)
 	CHECK(memcmp(q, id, CC_ID_LEN) == 0);
 	CHECK(memcmp(p, id, 8) == 0 && memcmp(p + 10, id + 10, 6) == 0);
 
-	/* default ids: deterministic, version 3, distinct per system identifier */
-	cc_default_node_id(7000000000000000001ULL, id);
-	cc_default_node_id(7000000000000000001ULL, p);
-	cc_default_node_id(7000000000000000002ULL, q);
-	CHECK(memcmp(id, p, CC_ID_LEN) == 0);
-	CHECK(memcmp(id, q, CC_ID_LEN) != 0);
-	CHECK((id[6] >> 4) == 3 && (id[8] & 0xc0) == 0x80);
+	/*
+	 * default ids (SPEC 7.1), computed apart from the core with Python:
+	 *   import hashlib, uuid
+	 *   uuid.UUID(bytes=hashlib.md5(b"counter_crdt:7301234567890123456:1:5").digest(), version=3)
+	 */
+	cc_default_node_id(7301234567890123456ULL, 1, 5, id);
+	CHECK(strcmp(id_text(id), "9bd1c085-4834-3c85-a879-cd69fd3e6531") == 0);
+	/* every field at its largest: the name buffer holds them, unsigned */
+	cc_default_node_id(UINT64_MAX, UINT32_MAX, UINT32_MAX, id);
+	CHECK(strcmp(id_text(id), "b6ba6de0-aeb4-307f-b3f4-6bb07901507b") == 0);
+	cc_default_node_id(0, 1, 1, id);
+	CHECK(strcmp(id_text(id), "485b7459-3e79-3874-9110-87136ff16dc8") == 0);
+	/* each of the three numbers changes the id */
+	cc_default_node_id(7301234567890123456ULL, 1, 5, id);
+	cc_default_node_id(7301234567890123456ULL, 2, 5, p);
+	CHECK(memcmp(id, p, CC_ID_LEN) != 0);
+	cc_default_node_id(7301234567890123456ULL, 1, 6, p);
+	CHECK(memcmp(id, p, CC_ID_LEN) != 0);
+	cc_default_node_id(7301234567890123457ULL, 1, 5, p);
+	CHECK(memcmp(id, p, CC_ID_LEN) != 0);
+	cc_default_node_id(7301234567890123456ULL, 1, 5, q);
+	CHECK(memcmp(id, q, CC_ID_LEN) == 0);
+
+	test_writer_newer();
 }

@@ -1,0 +1,399 @@
+/*
+ * operations.c
+ *	  Setting tables up for replication and checking the set-up:
+ *	  counter_crdt_enable_replica_merge(tbl) and counter_crdt_health().
+ *
+ * Both look at a table the way the merge trigger does when it applies a row
+ * (cc_table_check() in replication.c: a primary key, and only counters, key
+ * columns and stored generated columns), so that what the set-up accepts, what
+ * the health check reports and what apply refuses are one and the same.  On
+ * top of that they look at the table's triggers: the merge trigger must be
+ * enabled as REPLICA, so that it fires in replication apply and only there,
+ * and the delete trigger as an ordinary trigger, for local deletes.
+ * ALTER TABLE ... ENABLE TRIGGER ALL (which pg_restore --disable-triggers
+ * runs) turns the merge trigger into an ordinary one; from then on applied
+ * rows overwrite local increments.  The set-up function repairs that, and
+ * the health check finds it.
+ */
+#include "counter_crdt.h"
+
+#include "access/relation.h"
+#include "access/table.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_trigger.h"
+#include "catalog/pg_type.h"
+#include "commands/trigger.h"
+#include "executor/spi.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/syscache.h"
+#include "utils/tuplestore.h"
+
+PG_FUNCTION_INFO_V1(counter_crdt_enable_replica_merge);
+PG_FUNCTION_INFO_V1(counter_crdt_health);
+
+/* What the extension's schema holds that both functions need. */
+typedef struct CcExtension
+{
+	Oid			nsp;
+	Oid			counter_type;
+	Oid			merge_fn;		/* counter_crdt_replica_merge() */
+	Oid			delete_fn;		/* counter_crdt_delete_as_tombstone() */
+} CcExtension;
+
+/* The triggers of a table that call our two functions. */
+typedef struct CcTriggers
+{
+	const Trigger *merge;		/* the first found, or NULL */
+	const Trigger *delete;
+} CcTriggers;
+
+static Oid
+cc_trigger_function(Oid nsp, const char *name)
+{
+	oidvector  *noargs = buildoidvector(NULL, 0);
+	Oid			fn = GetSysCacheOid3(PROCNAMEARGSNSP, Anum_pg_proc_oid,
+									 CStringGetDatum(name),
+									 PointerGetDatum(noargs),
+									 ObjectIdGetDatum(nsp));
+
+	if (!OidIsValid(fn))
+		elog(ERROR, "function %s() not found in schema %u", name, nsp);
+	return fn;
+}
+
+/* The extension's objects, from the schema of the function called. */
+static void
+cc_extension(FunctionCallInfo fcinfo, CcExtension *ext)
+{
+	ext->nsp = get_func_namespace(fcinfo->flinfo->fn_oid);
+	ext->counter_type = cc_counter_type(ext->nsp);
+	ext->merge_fn = cc_trigger_function(ext->nsp, "counter_crdt_replica_merge");
+	ext->delete_fn = cc_trigger_function(ext->nsp, "counter_crdt_delete_as_tombstone");
+}
+
+static void
+cc_find_triggers(Relation rel, const CcExtension *ext, CcTriggers *trg)
+{
+	TriggerDesc *td = rel->trigdesc;
+
+	trg->merge = NULL;
+	trg->delete = NULL;
+	for (int i = 0; td != NULL && i < td->numtriggers; i++)
+	{
+		const Trigger *t = &td->triggers[i];
+
+		if (t->tgfoid == ext->merge_fn && trg->merge == NULL)
+			trg->merge = t;
+		else if (t->tgfoid == ext->delete_fn && trg->delete == NULL)
+			trg->delete = t;
+	}
+}
+
+/* The delete trigger fires for local deletes: enabled as ORIGIN or ALWAYS. */
+static bool
+cc_fires_locally(const Trigger *t)
+{
+	return t->tgenabled == TRIGGER_FIRES_ON_ORIGIN ||
+		t->tgenabled == TRIGGER_FIRES_ALWAYS;
+}
+
+static void
+cc_run(const char *sql)
+{
+	int			rc = SPI_execute(sql, false, 0);
+
+	if (rc != SPI_OK_UTILITY)
+		elog(ERROR, "counter_crdt: \"%s\" failed: %s", sql, SPI_result_code_string(rc));
+}
+
+/*
+ * counter_crdt_enable_replica_merge(tbl regclass): checks that the table's
+ * replicated rows can be merged (an error, as the trigger would give at
+ * apply, else), then creates what is missing of the two triggers and enables
+ * each as it must be.  On a table set up already it changes nothing.
+ */
+Datum
+counter_crdt_enable_replica_merge(PG_FUNCTION_ARGS)
+{
+	Oid			relid;
+	CcExtension ext;
+	CcTableInfo info;
+	CcTriggers	trg;
+	Relation	rel;
+	AclResult	acl;
+	char	   *relname;
+	char	   *merge_fn;
+	char	   *delete_fn;
+	char	   *merge_name = NULL;
+	bool		create_merge;
+	bool		enable_merge;
+	bool		create_delete;
+	char	   *enable_delete = NULL;
+
+	/* not STRICT in 1.1, and so not now: a NULL table is an error */
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("the table to set up must not be NULL")));
+	relid = PG_GETARG_OID(0);
+	cc_extension(fcinfo, &ext);
+
+	/*
+	 * CREATE TRIGGER needs the TRIGGER privilege: check it before locking the
+	 * table as CREATE TRIGGER does, so that nobody else can hold that lock.
+	 */
+	acl = pg_class_aclcheck(relid, GetUserId(), ACL_TRIGGER);
+	if (acl != ACLCHECK_OK)
+		aclcheck_error(acl, OBJECT_TABLE, get_rel_name(relid));
+	rel = table_open(relid, ShareRowExclusiveLock);
+	if (rel->rd_rel->relkind != RELKIND_RELATION &&
+		rel->rd_rel->relkind != RELKIND_PARTITIONED_TABLE)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a table", RelationGetRelationName(rel))));
+	cc_table_check_or_error(rel, ext.counter_type, &info);
+
+	relname = quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
+										 RelationGetRelationName(rel));
+	cc_find_triggers(rel, &ext, &trg);
+	create_merge = (trg.merge == NULL);
+	enable_merge = create_merge || trg.merge->tgenabled != TRIGGER_FIRES_ON_REPLICA;
+	merge_name = pstrdup(create_merge ? "counter_crdt_replica_merge" : trg.merge->tgname);
+	create_delete = (trg.delete == NULL);
+	if (!create_delete && !cc_fires_locally(trg.delete))
+		enable_delete = pstrdup(trg.delete->tgname);
+	table_close(rel, NoLock);
+
+	merge_fn = quote_qualified_identifier(get_namespace_name(ext.nsp),
+										  "counter_crdt_replica_merge");
+	delete_fn = quote_qualified_identifier(get_namespace_name(ext.nsp),
+										   "counter_crdt_delete_as_tombstone");
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (create_merge)
+		cc_run(psprintf("CREATE TRIGGER counter_crdt_replica_merge BEFORE INSERT OR UPDATE ON %s"
+						" FOR EACH ROW EXECUTE FUNCTION %s()", relname, merge_fn));
+	else if (enable_merge)
+		ereport(NOTICE,
+				(errmsg("trigger \"%s\" of table %s was not enabled as REPLICA; enabling it",
+						merge_name, relname),
+				 errdetail("Until now replicated rows overwrote the table's counters instead of merging into them.")));
+	if (enable_merge)
+		cc_run(psprintf("ALTER TABLE %s ENABLE REPLICA TRIGGER %s",
+						relname, quote_identifier(merge_name)));
+	if (create_delete)
+		cc_run(psprintf("CREATE TRIGGER counter_crdt_delete_as_tombstone BEFORE DELETE ON %s"
+						" FOR EACH ROW EXECUTE FUNCTION %s()", relname, delete_fn));
+	else if (enable_delete != NULL)
+	{
+		ereport(NOTICE,
+				(errmsg("trigger \"%s\" of table %s did not fire for local deletes; enabling it",
+						enable_delete, relname)));
+		cc_run(psprintf("ALTER TABLE %s ENABLE TRIGGER %s",
+						relname, quote_identifier(enable_delete)));
+	}
+	SPI_finish();
+	PG_RETURN_VOID();
+}
+
+/* --- counter_crdt_health() --- */
+
+typedef struct CcHealth
+{
+	Tuplestorestate *store;
+	TupleDesc	desc;
+} CcHealth;
+
+static void
+cc_health_row(CcHealth *h, const char *check, const char *object,
+			  const char *problem, const char *hint)
+{
+	Datum		values[4];
+	bool		nulls[4] = {false, false, false, false};
+
+	values[0] = CStringGetTextDatum(check);
+	values[1] = CStringGetTextDatum(object);
+	values[2] = CStringGetTextDatum(problem);
+	values[3] = CStringGetTextDatum(hint);
+	tuplestore_putvalues(h->store, h->desc, values, nulls);
+}
+
+/* The hint that repairs a table's triggers. */
+static char *
+cc_enable_hint(const char *object)
+{
+	return psprintf("Run SELECT counter_crdt_enable_replica_merge(%s); on this server.",
+					quote_literal_cstr(object));
+}
+
+/* The checks of one table in a publication or a subscription. */
+static void
+cc_health_table(CcHealth *h, const CcExtension *ext, Oid relid)
+{
+	Relation	rel;
+	CcTableInfo info;
+	CcTriggers	trg;
+	List	   *problems;
+	ListCell   *lc;
+	char	   *object;
+
+	/* AccessShareLock, as a SELECT takes; a table dropped meanwhile is gone */
+	rel = try_relation_open(relid, AccessShareLock);
+	if (rel == NULL)
+		return;
+	object = DatumGetCString(DirectFunctionCall1(regclassout, ObjectIdGetDatum(relid)));
+	cc_find_triggers(rel, ext, &trg);
+
+	if (trg.merge == NULL)
+		cc_health_row(h, "merge_trigger_missing", object,
+					  psprintf("Table %s replicates counters but has no counter_crdt_replica_merge() trigger: "
+							   "applied rows overwrite its counters (last writer wins), and increments are lost.",
+							   object),
+					  cc_enable_hint(object));
+	else if (trg.merge->tgenabled != TRIGGER_FIRES_ON_REPLICA)
+		cc_health_row(h, "merge_trigger_not_replica", object,
+					  psprintf("Trigger \"%s\" of table %s %s: %s.",
+							   trg.merge->tgname, object,
+							   trg.merge->tgenabled == TRIGGER_DISABLED ? "is disabled" :
+							   trg.merge->tgenabled == TRIGGER_FIRES_ALWAYS ? "is enabled ALWAYS, not as REPLICA" :
+							   "is enabled as an ordinary trigger, not as REPLICA (ALTER TABLE ... ENABLE TRIGGER ALL does this)",
+							   trg.merge->tgenabled == TRIGGER_FIRES_ALWAYS ?
+							   "it also fires for local writes" :
+							   "it does not fire in replication apply, so applied rows overwrite the table's counters and increments are lost"),
+					  cc_enable_hint(object));
+	if (trg.delete == NULL || !cc_fires_locally(trg.delete))
+		cc_health_row(h, "delete_trigger_missing", object,
+					  psprintf("Table %s replicates counters but %s: "
+							   "a local DELETE is a plain delete, which increments made elsewhere undo.",
+							   object,
+							   trg.delete == NULL ?
+							   "has no counter_crdt_delete_as_tombstone() trigger" :
+							   psprintf("its trigger \"%s\" does not fire for local deletes", trg.delete->tgname)),
+					  cc_enable_hint(object));
+
+	problems = cc_table_check(rel, ext->counter_type, &info);
+	foreach(lc, problems)
+	{
+		CcTableProblem *p = (CcTableProblem *) lfirst(lc);
+
+		cc_health_row(h, p->check, object,
+					  psprintf("The %s. %s", p->message, p->detail), p->hint);
+	}
+	relation_close(rel, AccessShareLock);
+}
+
+/*
+ * Tables with a counter column that are in a publication of this database
+ * (pg_publication_tables expands FOR ALL TABLES and schemas) or in one of
+ * its subscriptions, ordered by name.
+ */
+static const char *cc_tables_sql =
+"SELECT c.oid FROM pg_catalog.pg_class c"
+" WHERE c.relkind IN ('r', 'p')"
+"   AND EXISTS (SELECT FROM pg_catalog.pg_attribute a"
+"                WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped"
+"                  AND a.atttypid = $1)"
+"   AND (c.oid IN (SELECT srrelid FROM pg_catalog.pg_subscription_rel)"
+"        OR EXISTS (SELECT FROM pg_catalog.pg_publication_tables pt"
+"                     JOIN pg_catalog.pg_namespace n ON n.nspname = pt.schemaname"
+"                    WHERE n.oid = c.relnamespace AND pt.tablename = c.relname))"
+" ORDER BY c.oid::pg_catalog.regclass::pg_catalog.text";
+
+/* One row per table with recorded own-id conflicts. */
+static void
+cc_health_conflicts(CcHealth *h, const CcExtension *ext)
+{
+	char	   *sql;
+
+	if (!OidIsValid(get_relname_relid("counter_crdt_writer_conflicts", ext->nsp)))
+		return;
+	sql = psprintf("SELECT table_name::pg_catalog.text, count(*),"
+				   "       pg_catalog.max(recorded_at)::pg_catalog.text,"
+				   "       pg_catalog.string_agg(DISTINCT writer_id::pg_catalog.text, ', ')"
+				   "  FROM %s GROUP BY table_name ORDER BY 1",
+				   quote_qualified_identifier(get_namespace_name(ext->nsp),
+											  "counter_crdt_writer_conflicts"));
+	if (SPI_execute(sql, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "counter_crdt_health: reading the recorded conflicts failed");
+	for (uint64 r = 0; r < SPI_processed; r++)
+	{
+		HeapTuple	tup = SPI_tuptable->vals[r];
+		TupleDesc	desc = SPI_tuptable->tupdesc;
+		char	   *object = SPI_getvalue(tup, desc, 1);
+		char	   *count = SPI_getvalue(tup, desc, 2);
+		char	   *last = SPI_getvalue(tup, desc, 3);
+		char	   *ids = SPI_getvalue(tup, desc, 4);
+
+		cc_health_row(h, "writer_id_conflict", object,
+					  psprintf("%s replicated row%s of table %s held a newer shard of this server's writer id (%s) than the local row, the last at %s: "
+							   "another server writes under the same id, or this server went back in time, and increments may be lost.",
+							   count, strcmp(count, "1") == 0 ? "" : "s", object, ids, last),
+					  psprintf("Give every server its own writer id (counter_crdt.node_id, or the default, which changes on promotion); "
+							   "see counter_crdt_writer_conflicts, and once resolved clear the rows there as its owner: "
+							   "DELETE FROM counter_crdt_writer_conflicts WHERE table_name = %s::regclass;",
+							   quote_literal_cstr(object)));
+	}
+}
+
+Datum
+counter_crdt_health(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	CcExtension ext;
+	CcHealth	h;
+	Oid			argtypes[1] = {OIDOID};
+	Datum		args[1];
+	Oid		   *tables;
+	uint64		ntables;
+
+	cc_extension(fcinfo, &ext);
+#if PG_VERSION_NUM >= 150000
+	InitMaterializedSRF(fcinfo, 0);
+#else
+	{
+		MemoryContext old;
+
+		if (rsinfo == NULL || !IsA(rsinfo, ReturnSetInfo) ||
+			!(rsinfo->allowedModes & SFRM_Materialize))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("set-valued function called in context that cannot accept a set")));
+		old = MemoryContextSwitchTo(rsinfo->econtext->ecxt_per_query_memory);
+		if (get_call_result_type(fcinfo, NULL, &rsinfo->setDesc) != TYPEFUNC_COMPOSITE)
+			elog(ERROR, "return type must be a row type");
+		rsinfo->setDesc = BlessTupleDesc(rsinfo->setDesc);
+		rsinfo->setResult = tuplestore_begin_heap(false, false, work_mem);
+		rsinfo->returnMode = SFRM_Materialize;
+		MemoryContextSwitchTo(old);
+	}
+#endif
+	h.store = rsinfo->setResult;
+	h.desc = rsinfo->setDesc;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	args[0] = ObjectIdGetDatum(ext.counter_type);
+	if (SPI_execute_with_args(cc_tables_sql, 1, argtypes, args, NULL, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "counter_crdt_health: reading the catalogs failed");
+	ntables = SPI_processed;
+	tables = palloc(sizeof(Oid) * (ntables + 1));
+	for (uint64 r = 0; r < ntables; r++)
+	{
+		bool		isnull;
+
+		tables[r] = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[r],
+												   SPI_tuptable->tupdesc, 1, &isnull));
+	}
+	for (uint64 r = 0; r < ntables; r++)
+		cc_health_table(&h, &ext, tables[r]);
+	cc_health_conflicts(&h, &ext);
+	SPI_finish();
+	return (Datum) 0;
+}
