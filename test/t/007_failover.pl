@@ -67,7 +67,10 @@ sub subscribe
 sub run_recipe
 {
 	my ($node, $name, $hosts) = @_;
-	my %subst = map { ("host=$_ dbname=app" => $hosts->{$_}->connstr . ' dbname=postgres') } keys %$hosts;
+	my $rest = 'port=5432 dbname=app user=replicator password=change-this-secret';
+	my %subst =
+	  map { ("host=$_ $rest" => $hosts->{$_}->connstr . ' dbname=postgres') }
+	  keys %$hosts;
 	$node->safe_psql('postgres', recipe($name, \%subst));
 }
 
