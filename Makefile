@@ -56,6 +56,16 @@ test/microbench: test/microbench.c $(CORE_SRCS) src/cc_core.h
 microbench: test/microbench
 	bash test/instructions.sh test/microbench
 
+# A PGXN distribution of the committed tree (HEAD), named from META.json:
+# counter_crdt-1.2.0.zip.  test/meta_check.pl keeps META.json's version equal
+# to EXTVERSION.
+DISTVERSION = $(shell perl -MJSON::PP -e 'local $$/; open F, "META.json" or die; print decode_json(<F>)->{version}')
+
+.PHONY: dist
+dist:
+	git archive --format=zip --prefix=$(EXTENSION)-$(DISTVERSION)/ \
+		-o $(EXTENSION)-$(DISTVERSION).zip HEAD
+
 # libFuzzer harnesses of the core's decoders of outside bytes and of its
 # algebra (test/fuzz/): clang with libFuzzer, AddressSanitizer and
 # UndefinedBehaviorSanitizer, any report fatal.

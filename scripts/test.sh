@@ -8,6 +8,9 @@
 # 2. make core-test (unit tests of the pure C core, no server)
 # 3. make installcheck (pg_regress) against a throwaway cluster
 # 4. TAP tests, test/t/*.pl, if there are any (prove, PGXS's TAP modules)
+# 5. META.json against the tree (test/meta_check.pl)
+# 6. the Debian package: built from a clean copy, installed with apt-get onto
+#    the system PostgreSQL 15, pg_regress against it, purged (as root)
 #
 # Ends with one line "N passed, N failed" (all suites together) and exits
 # non-zero if anything failed.  A step that breaks without reporting counts
@@ -79,6 +82,31 @@ FAILED=$((FAILED + ff))
 note "$(printf '%-12s %s passed, %s failed (harnesses)' "fuzzing:" "$fp" "$ff")"
 
 # --- 3. pg_regress against a throwaway cluster ----------------------------
+# Sets rp and rf, the passed and failed tests of a pg_regress log (its
+# summary, else its per-test lines).
+regress_counts() {	# log
+	local all some line a b
+	rp=0 rf=0
+	all=$(grep -E '^[[:space:]]*All [0-9]+ tests passed' "$1" | tail -n 1 || true)
+	some=$(grep -E '^[[:space:]]*[0-9]+ of [0-9]+ tests (failed|passed)' "$1" | tail -n 1 || true)
+	if [ -n "$all" ]; then
+		rp=$(sed -E 's/^[[:space:]]*All ([0-9]+) tests passed.*/\1/' <<<"$all")
+	elif [ -n "$some" ]; then
+		# " 2 of 13 tests failed." (also "..., 1 of these failures ignored.")
+		line=$some
+		read -r a _ b _ <<<"$line"
+		if grep -qE 'tests failed' <<<"$line"; then
+			rf=$a rp=$((b - a))
+		else
+			rp=$a rf=$((b - a))
+		fi
+	else
+		# No summary (pg_regress did not get that far): count the lines.
+		rp=$(grep -cE '\.\.\. ok' "$1" || true)
+		rf=$(grep -cE '\.\.\. FAILED|\.\.\. failed' "$1" || true)
+	fi
+}
+
 if [ "$SETUP_OK" -eq 1 ]; then
 	step "regression tests (make installcheck)"
 	if pg_start "" ""; then
@@ -86,25 +114,7 @@ if [ "$SETUP_OK" -eq 1 ]; then
 		PGHOST=$PGC_HOST PGPORT=$PGC_PORT PGUSER=postgres PGDATABASE=postgres \
 			make -C "$ROOT" --no-print-directory PG_CONFIG="$PG_CONFIG" installcheck 2>&1 |
 			tee "$WORK/regress.log" || rc=$?
-		rp=0 rf=0
-		all=$(grep -E '^[[:space:]]*All [0-9]+ tests passed' "$WORK/regress.log" | tail -n 1 || true)
-		some=$(grep -E '^[[:space:]]*[0-9]+ of [0-9]+ tests (failed|passed)' "$WORK/regress.log" | tail -n 1 || true)
-		if [ -n "$all" ]; then
-			rp=$(sed -E 's/^[[:space:]]*All ([0-9]+) tests passed.*/\1/' <<<"$all")
-		elif [ -n "$some" ]; then
-			# " 2 of 13 tests failed." (also "..., 1 of these failures ignored.")
-			line=$some
-			read -r a _ b _ <<<"$line"
-			if grep -qE 'tests failed' <<<"$line"; then
-				rf=$a rp=$((b - a))
-			else
-				rp=$a rf=$((b - a))
-			fi
-		else
-			# No summary (pg_regress did not get that far): count the lines.
-			rp=$(grep -cE '\.\.\. ok' "$WORK/regress.log" || true)
-			rf=$(grep -cE '\.\.\. FAILED|\.\.\. failed' "$WORK/regress.log" || true)
-		fi
+		regress_counts "$WORK/regress.log"
 		if [ "$rc" -ne 0 ] && [ "$rf" -eq 0 ]; then
 			rf=1
 		fi
@@ -194,6 +204,167 @@ if [ "${#tap_files[@]}" -gt 0 ] && [ "$SETUP_OK" -eq 1 ]; then
 	PASSED=$((PASSED + tp))
 	FAILED=$((FAILED + tf))
 	note "TAP:         $tp passed, $tf failed"
+fi
+
+# --- 5. PGXN metadata (META.json) -----------------------------------------
+step "PGXN metadata (perl test/meta_check.pl)"
+rc=0
+perl "$ROOT/test/meta_check.pl" "$ROOT" 2>&1 | tee "$WORK/meta.log" || rc=$?
+mp=0 mf=0
+line=$(sed -nE 's/^meta: ([0-9]+) passed, ([0-9]+) failed$/\1 \2/p' "$WORK/meta.log" | tail -n 1)
+if [ -n "$line" ]; then
+	read -r mp mf <<<"$line"
+fi
+if [ "$rc" -ne 0 ] && [ "$mf" -eq 0 ]; then
+	mf=1		# died before its summary
+fi
+PASSED=$((PASSED + mp))
+FAILED=$((FAILED + mf))
+note "$(printf '%-12s %s passed, %s failed' "META.json:" "$mp" "$mf")"
+
+# --- 6. the Debian package, built, installed and tested -------------------
+# dpkg-buildpackage builds postgresql-15-counter-crdt from a clean copy of the
+# tree (the files git tracks or would add, as they are in the working tree:
+# none of its build products).  Then the extension's files are removed from
+# the system PostgreSQL 15, so that the package installs onto a clean
+# location; apt-get installs the .deb; pg_regress runs against the installed
+# files on a throwaway cluster of that PostgreSQL; apt-get purges the package,
+# which must leave no file of the extension behind; and the files that
+# "make install" had put there are put back.  The build skips its own
+# build-time test (nocheck): this step runs the same suite on the installed
+# package instead.  Counts: the five steps and the regression tests.
+SYS_PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config
+DEB_PKG=postgresql-15-counter-crdt
+pkg_installed() { dpkg-query -W -f='${Status}' "$DEB_PKG" 2>/dev/null | grep -q 'install ok installed'; }
+# The extension's files in the system PostgreSQL, one a line.
+ext_files() {
+	local share lib
+	share=$("$SYS_PG_CONFIG" --sharedir)/extension
+	lib=$("$SYS_PG_CONFIG" --pkglibdir)
+	find "$share" "$lib" -maxdepth 1 \( -name 'counter_crdt.control' -o -name 'counter_crdt--*.sql' \
+		-o -name 'counter_crdt.so' \) 2>/dev/null
+	find "$lib/bitcode" -maxdepth 1 -name 'counter_crdt*' 2>/dev/null
+}
+apt_quiet() {	# apt-get arguments; output to $WORK/apt.log
+	DEBIAN_FRONTEND=noninteractive apt-get -y -q -o Dpkg::Use-Pty=0 \
+		-o DPkg::Lock::Timeout=300 "$@" </dev/null >>"$WORK/apt.log" 2>&1
+}
+PKG_RESTORE=0		# 1: "make install" into the system PostgreSQL at the end
+pkg_restore() {
+	if pkg_installed; then
+		apt_quiet purge "$DEB_PKG" || return 1
+	fi
+	if [ "$PKG_RESTORE" -eq 1 ]; then
+		PKG_RESTORE=0
+		make -C "$ROOT" --no-print-directory PG_CONFIG="$SYS_PG_CONFIG" install \
+			>"$WORK/restore.log" 2>&1 || { tail -n 30 "$WORK/restore.log"; return 1; }
+	fi
+}
+
+if [ "$SETUP_OK" -eq 1 ] && [ "$(id -u)" -ne 0 ]; then
+	note "package:     not run (installing a .deb needs root)"
+elif [ "$SETUP_OK" -eq 1 ]; then
+	step "Debian package (dpkg-buildpackage, apt-get install, pg_regress)"
+	pkg_t0=$SECONDS
+	kp=0 kf=0 rp=0 rf=0
+	check() {	# ok-status description
+		if [ "$1" -eq 0 ]; then
+			kp=$((kp + 1)); echo "package: ok - $2"
+		else
+			kf=$((kf + 1)); echo "package: FAILED - $2"
+		fi
+	}
+	pgc_mktemp
+	DEBDIR=$PGC_TMP		# the .deb lands beside the copy: $DEBDIR/*.deb
+	mkdir "$DEBDIR/src"
+	rc=0
+	if git -C "$ROOT" -c safe.directory='*' rev-parse --git-dir >/dev/null 2>&1; then
+		(cd "$ROOT" && git -c safe.directory='*' ls-files -z -c -o --exclude-standard |
+			while IFS= read -r -d '' f; do
+				if [ -e "$f" ]; then printf '%s\0' "$f"; fi
+			done | xargs -0 cp --parents -t "$DEBDIR/src") || rc=$?
+	else
+		# Not a git checkout: all of it, then make's own clean.
+		cp -a "$ROOT/." "$DEBDIR/src/" &&
+			make -C "$DEBDIR/src" -s PG_CONFIG="$SYS_PG_CONFIG" clean >/dev/null || rc=$?
+	fi
+	if [ "$rc" -eq 0 ]; then
+		(cd "$DEBDIR/src" && DEB_BUILD_OPTIONS=nocheck dpkg-buildpackage -b -us -uc -Pnocheck) \
+			</dev/null >"$WORK/deb-build.log" 2>&1 || rc=$?
+	fi
+	debs=("$DEBDIR"/"$DEB_PKG"_*.deb)
+	if [ "$rc" -ne 0 ] || [ ! -f "${debs[0]}" ]; then
+		tail -n 60 "$WORK/deb-build.log"
+		check 1 "dpkg-buildpackage -b -us -uc builds $DEB_PKG"
+	else
+		check 0 "dpkg-buildpackage -b -us -uc builds $(basename "${debs[0]}")"
+		pgc_at_exit 'pkg_restore || echo "test: restoring the system PostgreSQL failed" >&2'
+		# A clean location: no earlier install of the package, no file of
+		# "make install" (put back at the end if there was one).
+		if [ -n "$(ext_files)" ]; then PKG_RESTORE=1; fi
+		rc=0
+		if pkg_installed; then apt_quiet purge "$DEB_PKG" || rc=$?; fi
+		ext_files | xargs -r rm -rf
+		left=$(ext_files)
+		ok=0
+		[ "$rc" -eq 0 ] && [ -z "$left" ] || ok=1
+		check "$ok" "no file of the extension in the system PostgreSQL before the install${left:+ (left: $left)}"
+
+		# Installed by apt-get, and every file of the extension is the package's.
+		rc=0
+		apt_quiet install --no-install-recommends "${debs[0]}" || rc=$?
+		unowned=()
+		while read -r f; do
+			dpkg-query -S "$f" 2>/dev/null | grep -q "^$DEB_PKG:" || unowned+=("$f")
+		done < <(ext_files)
+		ok=0
+		[ "$rc" -eq 0 ] && pkg_installed && [ "$(ext_files | wc -l)" -ge 3 ] &&
+			[ "${#unowned[@]}" -eq 0 ] || ok=1
+		check "$ok" "apt-get install ./$(basename "${debs[0]}"): the extension's files are the package's"
+		if [ "$ok" -ne 0 ]; then
+			tail -n 30 "$WORK/apt.log"
+			echo "unowned: ${unowned[*]:-none}"
+		fi
+
+		# pg_regress, from the copy (nothing is built there), against the
+		# system PostgreSQL with the package's files.
+		rp=0 rf=0
+		if pkg_installed && PG_CONFIG=$SYS_PG_CONFIG pg_start "" ""; then
+			rc=0
+			PGHOST=$PGC_HOST PGPORT=$PGC_PORT PGUSER=postgres PGDATABASE=postgres \
+				make -C "$DEBDIR/src" --no-print-directory PG_CONFIG="$SYS_PG_CONFIG" installcheck \
+				>"$WORK/deb-regress.log" 2>&1 || rc=$?
+			regress_counts "$WORK/deb-regress.log"
+			if [ "$rc" -ne 0 ] && [ "$rf" -eq 0 ]; then rf=1; fi
+			grep -E '^(test |ok |not ok |.*tests (passed|failed))' "$WORK/deb-regress.log" || true
+			if [ "$rc" -ne 0 ] && [ -s "$DEBDIR/src/regression.diffs" ]; then
+				head -n 200 "$DEBDIR/src/regression.diffs"
+			fi
+			pg_stop "$PGC_DIR" || true
+		else
+			rf=1
+			echo "package: the test cluster did not start (or the package is not installed)"
+		fi
+
+		# Purged, it leaves nothing; then "make install"'s files come back.
+		rc=0
+		apt_quiet purge "$DEB_PKG" || rc=$?
+		left=$(ext_files)
+		ok=0
+		! pkg_installed && [ "$rc" -eq 0 ] && [ -z "$left" ] || ok=1
+		check "$ok" "apt-get purge $DEB_PKG leaves no file of the extension${left:+ (left: $left)}"
+		if [ "$PKG_RESTORE" -eq 1 ]; then
+			ok=0
+			pkg_restore && [ -f "$("$SYS_PG_CONFIG" --pkglibdir)/counter_crdt.so" ] || ok=1
+			check "$ok" "the files of make install are back in the system PostgreSQL"
+		else
+			check 0 "nothing to put back (no make install in the system PostgreSQL before)"
+		fi
+	fi
+	PASSED=$((PASSED + kp + rp))
+	FAILED=$((FAILED + kf + rf))
+	note "$(printf '%-12s %s passed, %s failed (%s steps, %s+%s regression tests on the installed .deb; %ss)' \
+		"package:" "$((kp + rp))" "$((kf + rf))" "$((kp + kf))" "$rp" "$rf" "$((SECONDS - pkg_t0))")"
 fi
 
 # --- summary -------------------------------------------------------------

@@ -1,0 +1,288 @@
+#!/usr/bin/perl
+#
+# meta_check.pl: checks META.json (the PGXN metadata, Meta Spec 1.0.0)
+# against the tree it describes.
+#
+#   perl test/meta_check.pl [ROOT]
+#
+# - META.json is valid JSON, every key the spec requires is there with the
+#   right shape, and no top-level key is outside the spec (custom keys start
+#   with x_ or X_);
+# - its version, and the version of the counter_crdt extension it provides,
+#   are counter_crdt.control's default_version and the Makefile's EXTVERSION
+#   (1.2 there is 1.2.0 in SemVer), and the upstream part of the version
+#   in debian/changelog is the same;
+# - the PostgreSQL range of prereqs admits exactly the major versions that
+#   debian/pgversions builds and tests (checked for majors 10 to 30);
+# - the files it names exist.
+# Then it checks itself: copies of META.json with one slip each (a version
+# off by one, a required key dropped, a wider PostgreSQL range, ...) must
+# each be rejected, so a check that passes everything cannot go unnoticed.
+#
+# Prints "ok N - ..." / "not ok N - ..." and ends with "meta: N passed,
+# N failed"; exits non-zero on a failure.  Needs only core Perl (JSON::PP).
+
+use strict;
+use warnings;
+use JSON::PP;
+use File::Spec;
+use FindBin;
+
+my $root = $ARGV[0] // File::Spec->catdir($FindBin::Bin, '..');
+my ($passed, $failed, $n) = (0, 0, 0);
+
+sub report
+{
+	my ($ok, $what, @why) = @_;
+	$n++;
+	if ($ok)
+	{
+		$passed++;
+		print "ok $n - $what\n";
+	}
+	else
+	{
+		$failed++;
+		print "not ok $n - $what\n";
+		print "#   $_\n" for @why;
+	}
+}
+
+sub slurp
+{
+	my ($rel) = @_;
+	my $path = File::Spec->catfile($root, $rel);
+	open(my $fh, '<', $path) or die "meta_check: cannot read $path: $!\n";
+	local $/;
+	my $text = <$fh>;
+	close $fh;
+	return $text;
+}
+
+# --- what the rest of the tree says --------------------------------------
+
+my %tree;
+{
+	my $control = slurp('counter_crdt.control');
+	($tree{control_version}) = $control =~ /^\s*default_version\s*=\s*'([^']*)'/m;
+	my $makefile = slurp('Makefile');
+	($tree{make_version}) = $makefile =~ /^EXTVERSION\s*[:?]?=\s*(\S+)\s*$/m;
+	($tree{extension}) = $makefile =~ /^EXTENSION\s*[:?]?=\s*(\S+)\s*$/m;
+	my $changelog = slurp('debian/changelog');
+	($tree{deb_upstream}) = $changelog =~ /\A\S+ \(([^)-]+)(?:-[^)]*)?\)/;
+	my @majors;
+	for my $line (split /\n/, slurp('debian/pgversions'))
+	{
+		$line =~ s/#.*//;
+		$line =~ s/^\s+|\s+$//g;
+		next if $line eq '';
+		die "meta_check: debian/pgversions: only plain major versions are handled here, not '$line'\n"
+		  unless $line =~ /^\d+$/;
+		push @majors, $line;
+	}
+	$tree{pg_majors} = [ sort { $a <=> $b } @majors ];
+}
+
+for my $k (qw(control_version make_version extension deb_upstream))
+{
+	die "meta_check: could not find $k in the tree\n" unless defined $tree{$k};
+}
+
+# --- the checks, on a decoded META.json -----------------------------------
+
+my $semver = qr/^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?$/;
+
+# The licenses Meta Spec 1.0.0 names.
+my %licenses = map { $_ => 1 } qw(
+  agpl_3 apache_1_1 apache_2_0 artistic_1 artistic_2 bsd freebsd gfdl_1_2
+  gfdl_1_3 gpl_1 gpl_2 gpl_3 lgpl_2_1 lgpl_3_0 mit mozilla_1_0 mozilla_1_1
+  openssl perl_5 postgresql qpl_1_0 ssleay sun zlib open_source restricted
+  unrestricted unknown);
+
+my %top_keys = map { $_ => 1 } qw(
+  name abstract description version maintainer license provides prereqs
+  no_index resources generated_by meta-spec tags release_status);
+
+# "1.2" -> "1.2.0": an extension version as the SemVer PGXN wants.
+sub as_semver
+{
+	my ($v) = @_;
+	my @p = split /\./, $v;
+	push @p, 0 while @p < 3;
+	return join '.', @p;
+}
+
+# Does a Meta Spec version range ("15.0.0", ">= 15.0.0, < 16.0.0", "0")
+# admit the version $v (x.y.z)?  undef if the range does not parse.
+sub range_admits
+{
+	my ($range, $v) = @_;
+	my $cmp = sub {
+		my @a = split /\./, $_[0];
+		my @b = split /\./, $_[1];
+		for my $i (0 .. 2) { return $a[$i] <=> $b[$i] if $a[$i] != $b[$i]; }
+		return 0;
+	};
+	return 1 if $range eq '0';
+	for my $part (split /\s*,\s*/, $range)
+	{
+		my ($op, $bound) = $part =~ /^\s*(==|!=|<=|>=|<|>)?\s*(\d+\.\d+\.\d+)\s*$/
+		  or return undef;
+		$op //= '>=';
+		my $c = $cmp->($v, $bound);
+		my $ok =
+		    $op eq '==' ? $c == 0
+		  : $op eq '!=' ? $c != 0
+		  : $op eq '<'  ? $c < 0
+		  : $op eq '<=' ? $c <= 0
+		  : $op eq '>'  ? $c > 0
+		  :               $c >= 0;
+		return 0 unless $ok;
+	}
+	return 1;
+}
+
+# Returns a list of [check name, problem or undef] for one decoded META.json.
+sub check_meta
+{
+	my ($m) = @_;
+	my @r;
+	my $add = sub { push @r, [ $_[0], $_[1] ] };
+	my $is_str = sub { defined $_[0] && !ref $_[0] && $_[0] ne '' };
+
+	if (ref $m ne 'HASH')
+	{
+		$add->('META.json is a JSON object', 'the top level is not an object');
+		return @r;
+	}
+
+	my @missing = grep { !exists $m->{$_} }
+	  qw(name abstract maintainer license provides version meta-spec);
+	$add->('required keys present', @missing ? "missing: @missing" : undef);
+
+	my @unknown = grep { !$top_keys{$_} && !/^[xX]_./ } sort keys %$m;
+	$add->('no top-level key outside the spec', @unknown ? "unknown: @unknown" : undef);
+
+	my $ms = $m->{'meta-spec'};
+	$add->('meta-spec version is 1.0.0',
+		(ref $ms eq 'HASH' && ($ms->{version} // '') eq '1.0.0') ? undef
+		: 'meta-spec must be {"version": "1.0.0", ...}');
+
+	$add->("name is the extension's ($tree{extension})",
+		($m->{name} // '') eq $tree{extension} ? undef : "name is " . ($m->{name} // 'absent'));
+
+	$add->('abstract is a non-empty string', $is_str->($m->{abstract}) ? undef : 'abstract');
+
+	my $mt = $m->{maintainer};
+	my @mt = ref $mt eq 'ARRAY' ? @$mt : ($mt);
+	$add->('maintainer is one or more non-empty strings',
+		(@mt && !grep { !$is_str->($_) } @mt) ? undef : 'maintainer');
+
+	my $lic = $m->{license};
+	my $lic_ok =
+	    (defined $lic && !ref $lic) ? $licenses{$lic}
+	  : ref $lic eq 'ARRAY' ? (@$lic && !grep { ref $_ || !$licenses{$_} } @$lic)
+	  : ref $lic eq 'HASH' ? (%$lic && !grep { !$is_str->($_) } values %$lic)
+	  : 0;
+	$add->('license is one the spec names (or a name => URL map)',
+		$lic_ok ? undef : 'license ' . JSON::PP->new->canonical->allow_nonref->encode($lic));
+
+	my $want = as_semver($tree{control_version});
+	my $v = $m->{version} // '';
+	$add->('version is SemVer', $v =~ $semver ? undef : "version '$v'");
+	$add->("version is counter_crdt.control's default_version ($tree{control_version} = $want)",
+		$v eq $want ? undef : "version '$v'");
+	$add->("version is the Makefile's EXTVERSION ($tree{make_version})",
+		$v eq as_semver($tree{make_version}) ? undef : "version '$v'");
+	$add->("version is debian/changelog's upstream version ($tree{deb_upstream})",
+		$v eq as_semver($tree{deb_upstream}) ? undef : "version '$v'");
+
+	my $pv = ref $m->{provides} eq 'HASH' ? $m->{provides} : {};
+	my $ext = $pv->{ $tree{extension} };
+	if (ref $ext ne 'HASH')
+	{
+		$add->("provides $tree{extension}", 'not provided');
+	}
+	else
+	{
+		my @bad = grep { !$is_str->($ext->{$_}) } qw(file version);
+		$add->("provides $tree{extension} with file and version", @bad ? "missing: @bad" : undef);
+		$add->("provides $tree{extension} at the distribution's version",
+			($ext->{version} // '') eq $v ? undef : 'version ' . ($ext->{version} // 'absent'));
+		my @absent = grep { $is_str->($ext->{$_}) && !-f File::Spec->catfile($root, $ext->{$_}) }
+		  qw(file docfile);
+		$add->('the files provides names exist',
+			@absent ? join(', ', map { "$_ $ext->{$_}" } @absent) . ' not in the tree' : undef);
+	}
+
+	my $range = eval { $m->{prereqs}{runtime}{requires}{PostgreSQL} };
+	if (!$is_str->($range))
+	{
+		$add->('prereqs runtime requires PostgreSQL', 'absent');
+	}
+	else
+	{
+		my @admitted = grep { range_admits($range, "$_.0.0") } 10 .. 30;
+		my $parsed = !grep { !defined range_admits($range, "$_.0.0") } 10 .. 30;
+		# every minor of an admitted major, too ("15.20.0")
+		my @partial = grep { !range_admits($range, "$_.99.0") } @admitted;
+		$add->("the PostgreSQL range admits exactly the tested majors (@{$tree{pg_majors}})",
+			($parsed && "@admitted" eq "@{$tree{pg_majors}}" && !@partial) ? undef
+			: "'$range' admits majors (@admitted)" . (@partial ? ", not all minors of @partial" : ''));
+	}
+
+	my $res = $m->{resources};
+	my @bad_res = ref $res eq 'HASH'
+	  ? grep { !/^(homepage|bugtracker|repository)$/ && !/^[xX]_./ } keys %$res : ();
+	$add->('resources has only the keys the spec names',
+		(!defined $res || (ref $res eq 'HASH' && !@bad_res)) ? undef : "resources: @bad_res");
+
+	my $tags = $m->{tags};
+	$add->('tags is a list of non-empty strings',
+		(!defined $tags || (ref $tags eq 'ARRAY' && !grep { !$is_str->($_) || length > 255 } @$tags))
+		? undef : 'tags');
+
+	return @r;
+}
+
+# --- the real META.json -----------------------------------------------------
+
+my $text = slurp('META.json');
+my $meta = eval { JSON::PP->new->relaxed(0)->decode($text) };
+report(defined $meta, 'META.json is valid JSON', $@ ? ($@ =~ s/\s+$//r) : ());
+if (defined $meta)
+{
+	report(!defined $_->[1], $_->[0], defined $_->[1] ? ($_->[1]) : ()) for check_meta($meta);
+}
+
+# --- the checks reject slips ------------------------------------------------
+# Each mutation of a good META.json must make at least the named check fail.
+
+my @slips = (
+	[ 'version off by one', 'version is counter_crdt.control', sub { $_[0]{version} =~ s/^(\d+)\.(\d+)\.(\d+)/"$1.$2." . ($3 + 1)/e } ],
+	[ 'version not SemVer', 'version is SemVer', sub { $_[0]{version} = $tree{control_version} } ],
+	[ 'provides at an old version', "provides $tree{extension} at the distribution", sub { $_[0]{provides}{ $tree{extension} }{version} = '1.1.0' } ],
+	[ 'no license', 'required keys present', sub { delete $_[0]{license} } ],
+	[ 'no meta-spec', 'required keys present', sub { delete $_[0]{'meta-spec'} } ],
+	[ 'a license the spec does not name', 'license is one', sub { $_[0]{license} = 'GPL' } ],
+	[ 'PostgreSQL range wider than tested', 'the PostgreSQL range admits', sub { $_[0]{prereqs}{runtime}{requires}{PostgreSQL} = '>= 13.0.0, < 18.0.0' } ],
+	[ 'PostgreSQL range of one minor', 'the PostgreSQL range admits', sub { $_[0]{prereqs}{runtime}{requires}{PostgreSQL} = '== 15.0.0' } ],
+	[ 'a misspelled top-level key', 'no top-level key outside', sub { $_[0]{licence} = delete $_[0]{license}; $_[0]{license} = 'unknown' } ],
+	[ 'a file that is not there', 'the files provides names exist', sub { $_[0]{provides}{ $tree{extension} }{file} = 'counter_crdt--9.9.sql' } ],
+);
+if (defined $meta)
+{
+	for my $s (@slips)
+	{
+		my ($what, $check, $mutate) = @$s;
+		my $copy = JSON::PP->new->decode(JSON::PP->new->encode($meta));
+		$mutate->($copy);
+		my @hit = grep { defined $_->[1] && index($_->[0], $check) == 0 } check_meta($copy);
+		report(scalar @hit, "rejects a slip: $what", @hit ? () : ("check '$check' did not fail"));
+	}
+}
+my $bad = eval { JSON::PP->new->decode($text =~ s/\}\s*\z/,}/r) };
+report(!defined $bad, 'rejects a slip: a trailing comma (not JSON)');
+
+print "meta: $passed passed, $failed failed\n";
+exit($failed ? 1 : 0);
