@@ -18,7 +18,7 @@ source "$ROOT/scripts/pgcluster.sh"
 say() { echo "setup: $*"; }
 die() { echo "setup: ERROR: $*" >&2; exit 1; }
 
-PACKAGES=(postgresql-15 postgresql-server-dev-15 make gcc clang libipc-run-perl)
+PACKAGES=(postgresql-15 postgresql-server-dev-15 make gcc clang libipc-run-perl libssl-dev uuid-dev)
 
 installed()
 {
