@@ -80,13 +80,13 @@ cc_hasher_release(void *arg)
 	if (h->ctx != NULL)
 		pg_cryptohash_free(h->ctx);
 	h->ctx = NULL;
+	/*
+	 * The owner holds nothing now.  It is deleted without a release: the
+	 * release of a non-top-level owner expects a parent, and this one has
+	 * none.
+	 */
 	if (h->owner != NULL)
-	{
-		ResourceOwnerRelease(h->owner, RESOURCE_RELEASE_BEFORE_LOCKS, false, false);
-		ResourceOwnerRelease(h->owner, RESOURCE_RELEASE_LOCKS, false, false);
-		ResourceOwnerRelease(h->owner, RESOURCE_RELEASE_AFTER_LOCKS, false, false);
 		ResourceOwnerDelete(h->owner);
-	}
 	h->owner = NULL;
 }
 

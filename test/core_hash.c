@@ -131,7 +131,7 @@ make_state(cc_shard *sh, unsigned char *s, size_t n, unsigned seed)
 		for (int b = 1; b < CC_ID_LEN; b++)
 			sh[i].id[b] = (uint8_t) rand();
 		sh[i].clock = 1 + ((int64_t) rand() << 31 | rand());
-		sh[i].value = ((int64_t) rand() << 33 ^ rand()) * (i % 2 ? -1 : 1);
+		sh[i].value = (int64_t) (((uint64_t) rand() << 33) ^ (uint64_t) rand());
 		if (i == 1)
 			sh[i].value = INT64_MIN;
 		if (i == 2)
