@@ -25,13 +25,10 @@ static unsigned char buf[256 * CC_SHARD_SIZE];
 static int
 ref_hexval(unsigned char c)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
+	static const char digits[] = "0123456789abcdef0123456789ABCDEF";
+	const char *p = c == '\0' ? NULL : strchr(digits, c);
+
+	return p == NULL ? -1 : (int) ((p - digits) % 16);
 }
 
 static void
