@@ -9,11 +9,13 @@ EXTENSION = counter_crdt
 MODULE_big = counter_crdt
 EXTVERSION = 1.2
 
-CORE_SRCS = src/cc_core.c src/cc_text.c src/cc_ids.c src/cc_hash.c src/cc_json.c
+CORE_SRCS = src/cc_core.c src/cc_text.c src/cc_ids.c src/cc_json.c
 GLUE_SRCS = src/counter_crdt.c src/type_io.c src/functions.c src/aggregate.c \
 	src/replication.c src/operations.c src/json.c src/compare.c \
-	src/table_digest.c
+	src/table_digest.c src/hashing.c
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
+# The core's uuid text is libuuid's (util-linux, package uuid-dev).
+SHLIB_LINK += -luuid
 
 DATA = $(wildcard counter_crdt--*.sql)
 
@@ -30,8 +32,12 @@ include $(PGXS)
 # The core unit tests need no server: plain C, built with the same compiler.
 CORE_TEST_CFLAGS ?= -O2 -g -Wall -Wextra -std=c99
 CORE_TEST_SRCS = $(wildcard test/core_*.c)
-test/core_test: $(CORE_TEST_SRCS) $(CORE_SRCS) test/cc_test.h test/cc_test_states.h src/cc_core.h src/cc_hash.h
-	$(CC) $(CORE_TEST_CFLAGS) -Isrc -Itest -o $@ $(CORE_TEST_SRCS) $(CORE_SRCS)
+# Outside the server the core hashes with OpenSSL's libcrypto (libssl-dev),
+# which the tests also take as the reference; uuid text is libuuid's.
+CORE_TEST_LIBS = -lcrypto -luuid
+CORE_TEST_HDRS = test/cc_test.h test/cc_test_states.h test/cc_ossl.h src/cc_core.h
+test/core_test: $(CORE_TEST_SRCS) $(CORE_SRCS) $(CORE_TEST_HDRS)
+	$(CC) $(CORE_TEST_CFLAGS) -Isrc -Itest -o $@ $(CORE_TEST_SRCS) $(CORE_SRCS) $(CORE_TEST_LIBS)
 
 .PHONY: core-test
 core-test: test/core_test
@@ -40,8 +46,8 @@ core-test: test/core_test
 # The same tests under AddressSanitizer and UndefinedBehaviorSanitizer.
 SANITIZE_CC ?= clang
 SANITIZE_FLAGS ?= -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-test/core_test_sanitize: $(CORE_TEST_SRCS) $(CORE_SRCS) test/cc_test.h test/cc_test_states.h src/cc_core.h src/cc_hash.h
-	$(SANITIZE_CC) $(SANITIZE_FLAGS) -std=c99 -Wall -Wextra -Isrc -Itest -o $@ $(CORE_TEST_SRCS) $(CORE_SRCS)
+test/core_test_sanitize: $(CORE_TEST_SRCS) $(CORE_SRCS) $(CORE_TEST_HDRS)
+	$(SANITIZE_CC) $(SANITIZE_FLAGS) -std=c99 -Wall -Wextra -Isrc -Itest -o $@ $(CORE_TEST_SRCS) $(CORE_SRCS) $(CORE_TEST_LIBS)
 
 .PHONY: core-test-sanitize
 core-test-sanitize: test/core_test_sanitize
@@ -50,7 +56,7 @@ core-test-sanitize: test/core_test_sanitize
 # Instruction counts of the hot operations (merge, increment, sum, parse,
 # format) under callgrind, to compare versions exactly.
 test/microbench: test/microbench.c $(CORE_SRCS) src/cc_core.h
-	$(CC) $(CORE_TEST_CFLAGS) -Isrc -o $@ test/microbench.c $(CORE_SRCS)
+	$(CC) $(CORE_TEST_CFLAGS) -Isrc -o $@ test/microbench.c $(CORE_SRCS) $(CORE_TEST_LIBS)
 
 .PHONY: microbench
 microbench: test/microbench
@@ -81,8 +87,8 @@ FUZZ_SECONDS ?= 600
 FUZZ_TARGETS = test/fuzz/fuzz_text test/fuzz/fuzz_binary test/fuzz/fuzz_algebra test/fuzz/fuzz_json
 EXTRA_CLEAN += $(FUZZ_TARGETS)
 
-$(FUZZ_TARGETS): test/fuzz/%: test/fuzz/%.c test/fuzz/fuzz_common.h test/cc_test_states.h $(CORE_SRCS) src/cc_core.h src/cc_hash.h
-	$(FUZZ_CC) $(FUZZ_FLAGS) -std=c99 -Wall -Wextra -Isrc -Itest -o $@ $< $(CORE_SRCS)
+$(FUZZ_TARGETS): test/fuzz/%: test/fuzz/%.c test/fuzz/fuzz_common.h $(CORE_TEST_HDRS) $(CORE_SRCS)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -std=c99 -Wall -Wextra -Isrc -Itest -o $@ $< $(CORE_SRCS) $(CORE_TEST_LIBS)
 
 .PHONY: fuzz fuzz-short fuzz-long
 fuzz: $(FUZZ_TARGETS)

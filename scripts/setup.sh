@@ -18,11 +18,11 @@ source "$ROOT/scripts/pgcluster.sh"
 say() { echo "setup: $*"; }
 die() { echo "setup: ERROR: $*" >&2; exit 1; }
 
-PACKAGES=(postgresql-15 postgresql-server-dev-15 make gcc clang libipc-run-perl)
+PACKAGES=(postgresql-15 postgresql-server-dev-15 make gcc clang libipc-run-perl libssl-dev uuid-dev)
 # The Debian package (debian/, built and installed by scripts/test.sh): the
 # tools of dpkg-buildpackage and its Build-Depends (postgresql-all only for the
 # build-time test that a plain dpkg-buildpackage runs).
-PACKAGES+=(dpkg-dev debhelper postgresql-server-dev-all postgresql-all uuid-dev)
+PACKAGES+=(dpkg-dev debhelper postgresql-server-dev-all postgresql-all)
 
 installed()
 {

@@ -13,7 +13,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "cc_hash.h"
 
 cc_code
 cc_fail(cc_error *err, cc_code code, const char *fmt,...)
@@ -516,71 +515,113 @@ cc_put_shard(unsigned char *p, const cc_shard *sh)
 }
 
 /*
- * The digest hashes a domain tag, the flag, the count and every shard in the
- * portable layout, so that it depends on the state alone: not on the byte
- * order of the machine, nor on the storage format.
+ * Bytes on their way to a hash sink, gathered so that the sink sees a few
+ * large pieces rather than one call per shard: a hash function's update
+ * costs a call and a bookkeeping step however few bytes it gets.
+ */
+#define CC_FEED_SIZE (16 * CC_SHARD_SIZE)
+
+typedef struct cc_feed
+{
+	const cc_hash_sink *sink;
+	size_t		used;
+	unsigned char buf[CC_FEED_SIZE];
+} cc_feed;
+
+static void
+cc_feed_flush(cc_feed *f)
+{
+	if (f->used > 0)
+		f->sink->update(f->sink->arg, f->buf, f->used);
+	f->used = 0;
+}
+
+/* Room for len more bytes (len <= CC_FEED_SIZE); returns where they go. */
+static inline unsigned char *
+cc_feed_room(cc_feed *f, size_t len)
+{
+	unsigned char *p;
+
+	if (f->used + len > CC_FEED_SIZE)
+		cc_feed_flush(f);
+	p = f->buf + f->used;
+	f->used += len;
+	return p;
+}
+
+/* Bytes of any length: copied while they fit, else passed on as they lie. */
+static void
+cc_feed_bytes(cc_feed *f, const void *data, size_t len)
+{
+	if (len <= CC_FEED_SIZE)
+		memcpy(cc_feed_room(f, len), data, len);
+	else
+	{
+		cc_feed_flush(f);
+		f->sink->update(f->sink->arg, data, len);
+	}
+}
+
+/*
+ * A state: the flag, the count and every shard in the portable layout, so
+ * that a digest depends on the state alone: not on the byte order of the
+ * machine, nor on the storage format.
  */
 static void
-cc_hash_state(cc_sha256_ctx *ctx, const unsigned char *s, size_t n,
-			  bool tombstone)
+cc_feed_state(cc_feed *f, const unsigned char *s, size_t n, bool tombstone)
 {
-	unsigned char buf[CC_SHARD_SIZE];
+	unsigned char *p = cc_feed_room(f, 9);
 
-	buf[0] = tombstone ? 1 : 0;
-	cc_put_be64(buf + 1, (int64_t) n);
-	cc_sha256_update(ctx, buf, 9);
+	p[0] = tombstone ? 1 : 0;
+	cc_put_be64(p + 1, (int64_t) n);
 	for (size_t i = 0; i < n; i++)
 	{
 		cc_shard	sh;
 
 		cc_load(s, i, &sh);
-		cc_put_shard(buf, &sh);
-		cc_sha256_update(ctx, buf, CC_SHARD_SIZE);
+		cc_put_shard(cc_feed_room(f, CC_SHARD_SIZE), &sh);
 	}
 }
 
 void
-cc_digest(const unsigned char *s, size_t n, bool tombstone,
-		  uint8_t out[CC_DIGEST_LEN])
+cc_digest_input(const cc_hash_sink *sink, const unsigned char *s, size_t n,
+				bool tombstone)
 {
 	static const char tag[] = "counter_crdt digest v1";
-	cc_sha256_ctx ctx;
+	cc_feed		f;
 
-	cc_sha256_init(&ctx);
-	cc_sha256_update(&ctx, tag, sizeof(tag) - 1);
-	cc_hash_state(&ctx, s, n, tombstone);
-	cc_sha256_final(&ctx, out);
+	f.sink = sink;
+	f.used = 0;
+	cc_feed_bytes(&f, tag, sizeof(tag) - 1);
+	cc_feed_state(&f, s, n, tombstone);
+	cc_feed_flush(&f);
 }
 
 /*
  * A row of a table digest.  Its own domain tag keeps a row hash from ever
  * equalling a state digest; the length before the key keeps the key's bytes
  * from running into the state's.  The tag byte after the key is the flag
- * byte of cc_hash_state(), or 2 for a NULL state, which has nothing after it.
+ * byte of cc_feed_state(), or 2 for a NULL state, which has nothing after it.
  */
 #define CC_ROW_NULL_STATE 2
 
 void
-cc_row_hash(const char *key, size_t keylen, const cc_view *state,
-			uint8_t out[CC_DIGEST_LEN])
+cc_row_hash_input(const cc_hash_sink *sink, const char *key, size_t keylen,
+				  const cc_view *state)
 {
 	static const char tag[] = "counter_crdt row v1";
-	cc_sha256_ctx ctx;
-	unsigned char buf[8];
+	cc_feed		f;
 
-	cc_sha256_init(&ctx);
-	cc_sha256_update(&ctx, tag, sizeof(tag) - 1);
-	cc_put_be64(buf, (int64_t) keylen);
-	cc_sha256_update(&ctx, buf, 8);
-	cc_sha256_update(&ctx, key, keylen);
+	f.sink = sink;
+	f.used = 0;
+	cc_feed_bytes(&f, tag, sizeof(tag) - 1);
+	cc_put_be64(cc_feed_room(&f, 8), (int64_t) keylen);
+	cc_feed_bytes(&f, key, keylen);
 	if (state == NULL)
-	{
-		buf[0] = CC_ROW_NULL_STATE;
-		cc_sha256_update(&ctx, buf, 1);
-	}
+		*cc_feed_room(&f, 1) = CC_ROW_NULL_STATE;
 	else
-		cc_hash_state(&ctx, state->shards, state->n, state->tombstone);
-	cc_sha256_final(&ctx, out);
+		cc_feed_state(&f, state->shards, state->n, state->tombstone);
+	cc_feed_flush(&f);
 }
 
 /* acc += x limb by limb, the carry running up to the top and out of it. */

@@ -43,6 +43,20 @@
 /* Digest: SHA-256. */
 #define CC_DIGEST_LEN	32
 
+/*
+ * Hashing.  The core writes no hash function: it produces the exact bytes
+ * that a digest or a name-based id is the hash of, and hands them to the
+ * caller's hash function through a sink, in order, in pieces of any size.
+ * The glue feeds PostgreSQL's SHA-256 or MD5 (src/common/cryptohash); the
+ * tests feed OpenSSL's.  The caller starts the hash before and finishes it
+ * after.
+ */
+typedef struct cc_hash_sink
+{
+	void		(*update) (void *arg, const void *data, size_t len);
+	void	   *arg;
+} cc_hash_sink;
+
 typedef struct cc_shard
 {
 	uint8_t		id[CC_ID_LEN];
@@ -214,9 +228,14 @@ bool		cc_equal(const unsigned char *a, size_t na, bool ta,
 int			cc_compare(const unsigned char *a, size_t na, bool ta,
 					   const unsigned char *b, size_t nb, bool tb);
 
-/* SHA-256 over the shard contents (id, clock, value in id order) and flag. */
-void		cc_digest(const unsigned char *s, size_t n, bool tombstone,
-					  uint8_t out[CC_DIGEST_LEN]);
+/*
+ * The state digest is the SHA-256 of these bytes: the domain tag
+ * "counter_crdt digest v1", the flag byte (0 live, 1 tombstone), the shard
+ * count (8 bytes, big-endian) and every shard in id order as id (16 bytes),
+ * clock and value (8 bytes each, big-endian).
+ */
+void		cc_digest_input(const cc_hash_sink *sink, const unsigned char *s,
+							size_t n, bool tombstone);
 
 /*
  * Difference (ScyllaDB's counter difference, what a repair ships): what a
@@ -251,14 +270,15 @@ typedef struct cc_sum256
 } cc_sum256;
 
 /*
- * The hash of one row: SHA-256 of the domain tag "counter_crdt row v1", the
- * key's length (8 bytes, big-endian) and bytes, then one tag byte (0 live,
- * 1 tombstone, 2 NULL state) and, for a state, its shard count (8 bytes,
- * big-endian) and shards as cc_digest() encodes them (id, clock, value,
- * big-endian, ascending id).  state is NULL for a NULL state.
+ * The hash of one row is the SHA-256 of these bytes: the domain tag
+ * "counter_crdt row v1", the key's length (8 bytes, big-endian) and bytes,
+ * then one tag byte (0 live, 1 tombstone, 2 NULL state) and, for a state,
+ * its shard count (8 bytes, big-endian) and shards as cc_digest_input()
+ * encodes them (id, clock, value, big-endian, ascending id).  state is NULL
+ * for a NULL state.
  */
-void		cc_row_hash(const char *key, size_t keylen, const cc_view *state,
-						uint8_t out[CC_DIGEST_LEN]);
+void		cc_row_hash_input(const cc_hash_sink *sink, const char *key,
+							  size_t keylen, const cc_view *state);
 
 /* acc += the 32-byte big-endian number h, modulo 2^256. */
 void		cc_sum256_add_hash(cc_sum256 *acc, const uint8_t h[CC_DIGEST_LEN]);
@@ -338,19 +358,29 @@ size_t		cc_json_format(const unsigned char *s, size_t n, bool tombstone,
 
 /* --- writer ids (cc_ids.c) --- */
 
-/* ScyllaDB's rack id: name-based (version 3) uuid of "dc:rack". */
-void		cc_rack_id(const char *dc, size_t dclen, const char *rack,
-					   size_t racklen, uint8_t *out);
+/*
+ * Name-based ids (version 3) as Java's UUID.nameUUIDFromBytes makes them:
+ * the MD5 of the name, no namespace, then cc_uuid_v3() sets the version and
+ * the IETF variant bits of those 16 bytes in place.
+ */
+void		cc_uuid_v3(uint8_t *md5);
+
+/* ScyllaDB's rack id: the name is "dc:rack", the bytes joined by a colon. */
+void		cc_rack_name(const cc_hash_sink *sink, const char *dc, size_t dclen,
+						 const char *rack, size_t racklen);
 
 /* ScyllaDB's pending-replica id: clock sequence bits inverted. */
 void		cc_pending_id(const uint8_t *in, uint8_t *out);
 
 /*
- * Default writer id of a server (SPEC 7.1): name-based (version 3) uuid of
- * "counter_crdt:<system identifier>:<timeline>:<database oid>", in decimal.
+ * Default writer id of a server (SPEC 7.1): the name is
+ * "counter_crdt:<system identifier>:<timeline>:<database oid>", in decimal,
+ * written into out with a NUL; returns its length.
  */
-void		cc_default_node_id(uint64_t system_identifier, uint32_t timeline,
-							   uint32_t database_oid, uint8_t *out);
+#define CC_NODE_NAME_SIZE 80
+size_t		cc_default_node_name(uint64_t system_identifier, uint32_t timeline,
+								 uint32_t database_oid,
+								 char out[CC_NODE_NAME_SIZE]);
 
 /*
  * Own-id conflicts (SPEC 7.2): true when state b holds a newer shard of

@@ -7,31 +7,24 @@
 
 #include <stdio.h>
 
-#include "cc_hash.h"
-
 /*
  * A name-based uuid as Java's UUID.nameUUIDFromBytes makes it: the MD5 of the
  * name with no namespace, then version 3 and the IETF variant.
  */
-static void
-cc_set_v3(uint8_t *id)
+void
+cc_uuid_v3(uint8_t *id)
 {
 	id[6] = (uint8_t) ((id[6] & 0x0f) | 0x30);
 	id[8] = (uint8_t) ((id[8] & 0x3f) | 0x80);
 }
 
 void
-cc_rack_id(const char *dc, size_t dclen, const char *rack, size_t racklen,
-		   uint8_t *out)
+cc_rack_name(const cc_hash_sink *sink, const char *dc, size_t dclen,
+			 const char *rack, size_t racklen)
 {
-	cc_md5_ctx	ctx;
-
-	cc_md5_init(&ctx);
-	cc_md5_update(&ctx, dc, dclen);
-	cc_md5_update(&ctx, ":", 1);
-	cc_md5_update(&ctx, rack, racklen);
-	cc_md5_final(&ctx, out);
-	cc_set_v3(out);
+	sink->update(sink->arg, dc, dclen);
+	sink->update(sink->arg, ":", 1);
+	sink->update(sink->arg, rack, racklen);
 }
 
 void
@@ -51,21 +44,15 @@ cc_pending_id(const uint8_t *in, uint8_t *out)
  * keeps the timeline; the merge trigger warns when two servers write under
  * one id (SPEC 7.2).
  */
-void
-cc_default_node_id(uint64_t system_identifier, uint32_t timeline,
-				   uint32_t database_oid, uint8_t *out)
+size_t
+cc_default_node_name(uint64_t system_identifier, uint32_t timeline,
+					 uint32_t database_oid, char out[CC_NODE_NAME_SIZE])
 {
-	char		name[80];
-	int			len;
-	cc_md5_ctx	ctx;
-
-	len = snprintf(name, sizeof(name), "counter_crdt:%llu:%lu:%lu",
-				   (unsigned long long) system_identifier,
-				   (unsigned long) timeline, (unsigned long) database_oid);
-	cc_md5_init(&ctx);
-	cc_md5_update(&ctx, name, (size_t) len);
-	cc_md5_final(&ctx, out);
-	cc_set_v3(out);
+	/* at most 13 + 20 + 1 + 10 + 1 + 10 characters: it always fits */
+	return (size_t) snprintf(out, CC_NODE_NAME_SIZE, "counter_crdt:%llu:%lu:%lu",
+							 (unsigned long long) system_identifier,
+							 (unsigned long) timeline,
+							 (unsigned long) database_oid);
 }
 
 /* Binary search of the shard of id in a canonical array; false if none. */

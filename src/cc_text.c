@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <uuid/uuid.h>
+
 /* Shortest text of one shard: a 36-character id, "1", "0" and two colons. */
 #define CC_MIN_SHARD_TEXT (CC_UUID_TEXT_LEN + 4)
 /* Longest text of one shard: id, two 20-character numbers, colons, ", ". */
@@ -29,8 +31,6 @@ typedef struct cc_parser
 	size_t		pos;
 	cc_error   *err;
 } cc_parser;
-
-static const char hexdigits[] = "0123456789abcdef";
 
 static inline bool
 cc_is_space(char c)
@@ -125,48 +125,22 @@ cc_fail_text(cc_error *err, const char *fmt,...)
 	return CC_ERR_SYNTAX;
 }
 
+/*
+ * Uuid text through libuuid.  uuid_parse_range() takes exactly the 36
+ * characters 8-4-4-4-12 of hex digits in any case and hyphens; the length
+ * is checked here as well, so that a longer run of the same characters is
+ * refused without a call (test/core_text.c holds libuuid to all of this).
+ */
 bool
 cc_uuid_parse(const char *str, size_t len, uint8_t *out)
 {
-	size_t		k = 0;
-
-	if (len != CC_UUID_TEXT_LEN)
-		return false;
-	for (size_t i = 0; i < len;)
-	{
-		int			hi,
-					lo;
-
-		if (i == 8 || i == 13 || i == 18 || i == 23)
-		{
-			if (str[i] != '-')
-				return false;
-			i++;
-			continue;
-		}
-		hi = cc_hexval(str[i]);
-		lo = cc_hexval(str[i + 1]);
-		if (hi < 0 || lo < 0)
-			return false;
-		out[k++] = (uint8_t) (hi << 4 | lo);
-		i += 2;
-	}
-	return true;
+	return len == CC_UUID_TEXT_LEN && uuid_parse_range(str, str + len, out) == 0;
 }
 
 void
 cc_uuid_format(const uint8_t *id, char *out)
 {
-	char	   *o = out;
-
-	for (int i = 0; i < CC_ID_LEN; i++)
-	{
-		if (i == 4 || i == 6 || i == 8 || i == 10)
-			*o++ = '-';
-		*o++ = hexdigits[id[i] >> 4];
-		*o++ = hexdigits[id[i] & 0xf];
-	}
-	*o = '\0';
+	uuid_unparse_lower(id, out);
 }
 
 /* Parses a writer id: the run of hex digits and hyphens at the position. */

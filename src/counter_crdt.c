@@ -128,8 +128,16 @@ cc_node_id(void)
 	tli = cc_current_timeline();
 	if (tli != node_id_default_tli)
 	{
-		cc_default_node_id(GetSystemIdentifier(), tli, MyDatabaseId,
-						   node_id_default);
+		char		name[CC_NODE_NAME_SIZE];
+		size_t		len = cc_default_node_name(GetSystemIdentifier(), tli,
+											   MyDatabaseId, name);
+		cc_hasher  *h = cc_hasher_create(CC_HASH_MD5, CurrentMemoryContext);
+		cc_hash_sink sink;
+
+		cc_hasher_start(h, &sink);
+		sink.update(sink.arg, name, len);
+		cc_hasher_finish_v3(h, node_id_default);
+		cc_hasher_free(h);
 		node_id_default_tli = tli;
 	}
 	return node_id_default;

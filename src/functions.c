@@ -226,10 +226,14 @@ counter_crdt_digest(PG_FUNCTION_ARGS)
 {
 	cc_view		v;
 	bytea	   *result = palloc(VARHDRSZ + CC_DIGEST_LEN);
+	cc_hasher  *h = cc_hasher_of_call(fcinfo, CC_HASH_SHA256);
+	cc_hash_sink sink;
 
 	cc_datum_view(PG_GETARG_DATUM(0), &v);
 	SET_VARSIZE(result, VARHDRSZ + CC_DIGEST_LEN);
-	cc_digest(v.shards, v.n, v.tombstone, (uint8_t *) VARDATA(result));
+	cc_hasher_start(h, &sink);
+	cc_digest_input(&sink, v.shards, v.n, v.tombstone);
+	cc_hasher_finish(h, (uint8_t *) VARDATA(result));
 	PG_RETURN_BYTEA_P(result);
 }
 
@@ -323,8 +327,12 @@ counter_crdt_rack_id(PG_FUNCTION_ARGS)
 	const char *dc = cc_utf8_arg(fcinfo, 0, &dclen);
 	const char *rack = cc_utf8_arg(fcinfo, 1, &racklen);
 	uint8_t		id[CC_ID_LEN];
+	cc_hasher  *h = cc_hasher_of_call(fcinfo, CC_HASH_MD5);
+	cc_hash_sink sink;
 
-	cc_rack_id(dc, dclen, rack, racklen, id);
+	cc_hasher_start(h, &sink);
+	cc_rack_name(&sink, dc, dclen, rack, racklen);
+	cc_hasher_finish_v3(h, id);
 	return cc_uuid_datum(id);
 }
 

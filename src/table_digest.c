@@ -53,6 +53,8 @@ counter_crdt_digest_agg_trans(PG_FUNCTION_ARGS)
 	char	   *conv;
 	cc_view		v;
 	uint8_t		h[CC_DIGEST_LEN];
+	cc_hasher  *hasher = cc_hasher_of_call(fcinfo, CC_HASH_SHA256);
+	cc_hash_sink sink;
 
 	if (PG_ARGISNULL(1))
 		ereport(ERROR,
@@ -72,13 +74,15 @@ counter_crdt_digest_agg_trans(PG_FUNCTION_ARGS)
 		klen = strlen(conv);
 	}
 
+	cc_hasher_start(hasher, &sink);
 	if (PG_ARGISNULL(2))
-		cc_row_hash(k, klen, NULL, h);
+		cc_row_hash_input(&sink, k, klen, NULL);
 	else
 	{
 		cc_datum_view(PG_GETARG_DATUM(2), &v);
-		cc_row_hash(k, klen, &v, h);
+		cc_row_hash_input(&sink, k, klen, &v);
 	}
+	cc_hasher_finish(hasher, h);
 	cc_sum256_add_hash(st, h);
 	PG_RETURN_POINTER(st);
 }

@@ -1,270 +1,295 @@
 /*
  * core_hash.c
- *	  Unit tests of cc_hash.c: MD5 and SHA-256.
+ *	  Unit tests of the core's hash inputs: the exact bytes that a state
+ *	  digest, a row of a table digest and a name-based id are the hash of,
+ *	  and the digests themselves as OpenSSL computes them.
  *
- * Known answers come from the RFC 1321 test suite and the FIPS 180-2 /
- * NIST examples; the 'a' x n vectors around the padding boundaries were
- * made with another implementation.  Then every way of splitting an input
- * into equal pieces, and every misalignment of it, must give the same
- * digest as hashing it in one go.
+ * The core writes no hash function.  These tests check, apart from it:
+ *	- the byte stream it hands to a sink, against an encoder written here
+ *	  from the documentation in cc_core.h;
+ *	- that the stream arrives in few pieces, none empty;
+ *	- digests of known states against Python's hashlib:
+ *
+ *	  m = b"counter_crdt digest v1" + bytes([flag]) + struct.pack(">Q", n)
+ *	  m += b"".join(uuid.UUID(id).bytes + struct.pack(">qq", clock, value) ...)
+ *	  hashlib.sha256(m).hexdigest()
+ *
+ *	- and, at run time, OpenSSL's one-shot SHA-256 of the reference stream
+ *	  against the core's stream hashed piece by piece (cc_ossl.h).
  */
-#include "cc_hash.h"
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <openssl/evp.h>
+
+#include "cc_ossl.h"
 #include "cc_test.h"
 
-#include <string.h>
+#define A "00000000-0000-0000-0000-000000000001"
+#define D "ffffffff-ffff-ffff-ffff-ffffffffffff"
 
-#define MAX_LEN		200			/* longest input of the split tests */
-#define MAX_SPLIT	130			/* largest piece of the split tests */
+#define MAX_SHARDS	40			/* more than the core gathers per piece */
+#define MAX_STREAM	(64 + 4096 + 9 + MAX_SHARDS * CC_SHARD_SIZE)
+
+/* A sink that keeps what it is given. */
+typedef struct capture
+{
+	unsigned char bytes[MAX_STREAM];
+	size_t		len;
+	int			calls;
+	int			empty_calls;
+	bool		overflow;
+} capture;
 
 static void
-to_hex(const uint8_t *d, size_t n, char *out)
+capture_update(void *arg, const void *data, size_t len)
 {
-	static const char digits[] = "0123456789abcdef";
-	size_t		i;
+	capture    *c = (capture *) arg;
 
-	for (i = 0; i < n; i++)
+	c->calls++;
+	if (len == 0)
+		c->empty_calls++;
+	if (c->len + len > sizeof(c->bytes))
 	{
-		out[2 * i] = digits[d[i] >> 4];
-		out[2 * i + 1] = digits[d[i] & 15];
+		c->overflow = true;
+		return;
 	}
-	out[2 * n] = '\0';
+	memcpy(c->bytes + c->len, data, len);
+	c->len += len;
 }
 
-/* Digest of data[0..len), fed in pieces of 'step' bytes (0: all at once). */
-static void
-md5_pieces(const unsigned char *data, size_t len, size_t step, uint8_t *out)
+static cc_hash_sink
+capture_start(capture *c)
 {
-	cc_md5_ctx	ctx;
-	size_t		off = 0;
+	cc_hash_sink sink = {capture_update, c};
 
-	if (step == 0)
-		step = len;
-	cc_md5_init(&ctx);
-	do
+	memset(c, 0, sizeof(*c));
+	return sink;
+}
+
+/* The reference encoder: appends to ref, returns the new length. */
+static size_t
+put(unsigned char *ref, size_t len, const void *data, size_t n)
+{
+	memcpy(ref + len, data, n);
+	return len + n;
+}
+
+static size_t
+put_be64(unsigned char *ref, size_t len, uint64_t v)
+{
+	for (int i = 7; i >= 0; i--)
+		ref[len++] = (unsigned char) (v >> (8 * i));
+	return len;
+}
+
+static size_t
+put_state(unsigned char *ref, size_t len, const cc_shard *sh, size_t n,
+		  bool tombstone)
+{
+	ref[len++] = tombstone ? 1 : 0;
+	len = put_be64(ref, len, n);
+	for (size_t i = 0; i < n; i++)
 	{
-		size_t		n = len - off < step ? len - off : step;
-
-		cc_md5_update(&ctx, data + off, n);
-		off += n;
-	} while (off < len);
-	cc_md5_final(&ctx, out);
+		len = put(ref, len, sh[i].id, CC_ID_LEN);
+		len = put_be64(ref, len, (uint64_t) sh[i].clock);
+		len = put_be64(ref, len, (uint64_t) sh[i].value);
+	}
+	return len;
 }
 
 static void
-sha256_pieces(const unsigned char *data, size_t len, size_t step, uint8_t *out)
+sha256_once(const unsigned char *data, size_t len, uint8_t out[CC_DIGEST_LEN])
 {
-	cc_sha256_ctx ctx;
-	size_t		off = 0;
+	unsigned int olen = 0;
 
-	if (step == 0)
-		step = len;
-	cc_sha256_init(&ctx);
-	do
+	CHECK(EVP_Digest(data, len, out, &olen, EVP_sha256(), NULL) == 1 &&
+		  olen == CC_DIGEST_LEN);
+}
+
+static void
+from_hex(const char *hex, uint8_t *out, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
 	{
-		size_t		n = len - off < step ? len - off : step;
+		unsigned	v;
 
-		cc_sha256_update(&ctx, data + off, n);
-		off += n;
-	} while (off < len);
-	cc_sha256_final(&ctx, out);
+		sscanf(hex + 2 * i, "%2x", &v);
+		out[i] = (uint8_t) v;
+	}
+}
+
+/* n shards of ascending ids with clocks and values of every sign and size. */
+static void
+make_state(cc_shard *sh, unsigned char *s, size_t n, unsigned seed)
+{
+	srand(seed);
+	for (size_t i = 0; i < n; i++)
+	{
+		memset(sh[i].id, 0, CC_ID_LEN);
+		sh[i].id[0] = (uint8_t) (i * 6);
+		for (int b = 1; b < CC_ID_LEN; b++)
+			sh[i].id[b] = (uint8_t) rand();
+		sh[i].clock = 1 + ((int64_t) rand() << 31 | rand());
+		sh[i].value = (int64_t) (((uint64_t) rand() << 33) ^ (uint64_t) rand());
+		if (i == 1)
+			sh[i].value = INT64_MIN;
+		if (i == 2)
+			sh[i].clock = INT64_MAX;
+		cc_store(s, i, &sh[i]);
+	}
 }
 
 static void
-check_md5(const char *msg, size_t len, const char *expect)
+test_digest_vectors(void)
 {
-	uint8_t		d[CC_MD5_LEN];
-	char		hex[2 * CC_MD5_LEN + 1];
-
-	md5_pieces((const unsigned char *) msg, len, 0, d);
-	to_hex(d, sizeof(d), hex);
-	CHECKF(strcmp(hex, expect) == 0, "MD5 of %zu bytes \"%.20s\": got %s",
-		   len, msg, hex);
-}
-
-static void
-check_sha256(const char *msg, size_t len, const char *expect)
-{
-	uint8_t		d[CC_SHA256_LEN];
-	char		hex[2 * CC_SHA256_LEN + 1];
-
-	sha256_pieces((const unsigned char *) msg, len, 0, d);
-	to_hex(d, sizeof(d), hex);
-	CHECKF(strcmp(hex, expect) == 0, "SHA-256 of %zu bytes \"%.20s\": got %s",
-		   len, msg, hex);
-}
-
-static void
-test_known_answers(void)
-{
-	static const char *const md5_vectors[][2] = {
-		{"", "d41d8cd98f00b204e9800998ecf8427e"},
-		{"a", "0cc175b9c0f1b6a831c399e269772661"},
-		{"abc", "900150983cd24fb0d6963f7d28e17f72"},
-		{"message digest", "f96b697d7cb7938d525a2f31aaf161d0"},
-		{"abcdefghijklmnopqrstuvwxyz", "c3fcd3d76192e4007dfb496cca67e13b"},
-		{"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
-		"d174ab98d277d9f5a5611c2c9f419d9f"},
-		{"1234567890123456789012345678901234567890"
-			"1234567890123456789012345678901234567890",
-		"57edf4a22be3c955ac49da2e2107b67a"},
-	};
-	static const char *const sha256_vectors[][2] = {
-		{"", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
-		{"abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
-		{"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
-		"248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"},
-	};
-	/* 'a' x n around the padding boundaries: MD5, then SHA-256. */
 	static const struct
 	{
-		size_t		n;
-		const char *md5;
-		const char *sha256;
-	}			runs[] = {
-		{55, "ef1772b6dff9a122358552954ad0df65",
-		"9f4390f8d30c2dd92ec9f095b65e2b9ae9b0a925a5258e241c9f1e910f734318"},
-		{56, "3b0c8ac703f828b04c6c197006d17218",
-		"b35439a4ac6f0948b6d6f9e3c6af0f5f590ce20f1bde7090ef7970686ec6738a"},
-		{63, "b06521f39153d618550606be297466d5",
-		"7d3e74a05d7db15bce4ad9ec0658ea98e3f06eeecf16b4c6fff2da457ddc2f34"},
-		{64, "014842d480b571495a4a0363793f7367",
-		"ffe054fe7ae0cb6dc65c3af9b61d5209f439851db43d0ba5997337df154668eb"},
-		{65, "c743a45e0d2e6a95cb859adae0248435",
-		"635361c48bb9eab14198e76ea8ab7f1a41685d6ad62aa9146d301d4f17eb0ae0"},
+		const char *text;
+		const char *hex;
+	}			cases[] = {
+		{"{}", "f361c1b4c2f970dae17869a60dce3d53637a2415065af72813c1c6feae2f9800"},
+		{"tombstone", "5f89ff28e375720cbc955538c3d5635b96969e9db9a3be87ae0553a0f9788ebb"},
+		{"{" D ":1:-5, " A ":3:42}",
+		"53c888b512da8c8ecc12f600fbcbab63dc83d848c0e5a3bb5a114334f2db63d2"},
+		{"{" A ":1:-9223372036854775808, " D ":9223372036854775807:9223372036854775807}",
+		"3f463058f8abb7b1e162ee76b26f34ee204b1c3aa33159bf78625a4c5e7bd4d1"},
 	};
-	static char a_run[1000];
-	cc_sha256_ctx ctx;
-	uint8_t		d[CC_SHA256_LEN];
-	char		hex[2 * CC_SHA256_LEN + 1];
-	size_t		i;
+	static unsigned char s[4 * CC_SHARD_SIZE];
 
-	for (i = 0; i < sizeof(md5_vectors) / sizeof(md5_vectors[0]); i++)
-		check_md5(md5_vectors[i][0], strlen(md5_vectors[i][0]),
-				  md5_vectors[i][1]);
-	for (i = 0; i < sizeof(sha256_vectors) / sizeof(sha256_vectors[0]); i++)
-		check_sha256(sha256_vectors[i][0], strlen(sha256_vectors[i][0]),
-					 sha256_vectors[i][1]);
-
-	memset(a_run, 'a', sizeof(a_run));
-	for (i = 0; i < sizeof(runs) / sizeof(runs[0]); i++)
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 	{
-		check_md5(a_run, runs[i].n, runs[i].md5);
-		check_sha256(a_run, runs[i].n, runs[i].sha256);
-	}
+		bool		t;
+		size_t		n = state_from_text(cases[i].text, s, &t);
+		uint8_t		want[CC_DIGEST_LEN],
+					got[CC_DIGEST_LEN];
 
-	/* One million 'a', in 1000 updates of 1000. */
-	cc_sha256_init(&ctx);
-	for (i = 0; i < 1000; i++)
-		cc_sha256_update(&ctx, a_run, sizeof(a_run));
-	cc_sha256_final(&ctx, d);
-	to_hex(d, sizeof(d), hex);
-	CHECKF(strcmp(hex, "cdc76e5c9914fb9281a1c7e284d73e67"
-				  "f1809a48a497200e046d39ccc7112cd0") == 0,
-		   "SHA-256 of a million 'a': got %s", hex);
-}
-
-/*
- * Every input length 0..MAX_LEN, fed in pieces of every size 1..MAX_SPLIT,
- * must hash as in one update.  One check per length and hash, naming the
- * first piece size that differs.
- */
-static void
-test_splits(const unsigned char *data)
-{
-	size_t		len,
-				step;
-
-	for (len = 0; len <= MAX_LEN; len++)
-	{
-		uint8_t		md5_one[CC_MD5_LEN],
-					sha_one[CC_SHA256_LEN],
-					d[CC_SHA256_LEN];
-		size_t		md5_bad = 0,
-					sha_bad = 0;
-
-		md5_pieces(data, len, 0, md5_one);
-		sha256_pieces(data, len, 0, sha_one);
-		for (step = 1; step <= MAX_SPLIT; step++)
-		{
-			md5_pieces(data, len, step, d);
-			if (md5_bad == 0 && memcmp(d, md5_one, CC_MD5_LEN) != 0)
-				md5_bad = step;
-			sha256_pieces(data, len, step, d);
-			if (sha_bad == 0 && memcmp(d, sha_one, CC_SHA256_LEN) != 0)
-				sha_bad = step;
-		}
-		CHECKF(md5_bad == 0, "MD5 of %zu bytes in pieces of %zu", len, md5_bad);
-		CHECKF(sha_bad == 0, "SHA-256 of %zu bytes in pieces of %zu",
-			   len, sha_bad);
+		from_hex(cases[i].hex, want, CC_DIGEST_LEN);
+		ossl_digest(s, n, t, got);
+		CHECKF(memcmp(got, want, CC_DIGEST_LEN) == 0, "digest of %s", cases[i].text);
 	}
 }
 
-/*
- * The same inputs copied to addresses offset by 1..7 bytes, hashed at once
- * and in pieces of 7 (so that most pieces start unaligned, too).
- */
+/* Every state size around the core's piece size: the stream, byte for byte. */
 static void
-test_alignment(const unsigned char *data)
+test_digest_stream(void)
 {
-	/* union: the copy's offset 0 is aligned for any word load */
-	static union
-	{
-		uint64_t	align;
-		unsigned char bytes[MAX_LEN + 8];
-	}			shifted;
-	size_t		off,
-				len;
+	static cc_shard sh[MAX_SHARDS];
+	static unsigned char s[MAX_SHARDS * CC_SHARD_SIZE];
+	static unsigned char ref[MAX_STREAM];
+	static capture c;
+	static const char tag[] = "counter_crdt digest v1";
 
-	for (off = 1; off <= 7; off++)
-	{
-		unsigned char *p = shifted.bytes + off;
-		size_t		md5_bad = MAX_LEN + 1,
-					sha_bad = MAX_LEN + 1;
-
-		memcpy(p, data, MAX_LEN);
-		for (len = MAX_LEN + 1; len-- > 0;)
+	for (size_t n = 0; n <= MAX_SHARDS; n++)
+		for (int t = 0; t <= (n == 0 ? 1 : 0); t++)
 		{
-			uint8_t		want[CC_SHA256_LEN],
-						got[CC_SHA256_LEN],
-						got7[CC_SHA256_LEN];
+			cc_hash_sink sink = capture_start(&c);
+			size_t		len;
+			uint8_t		want[CC_DIGEST_LEN],
+						got[CC_DIGEST_LEN];
 
-			md5_pieces(data, len, 0, want);
-			md5_pieces(p, len, 0, got);
-			md5_pieces(p, len, 7, got7);
-			if (memcmp(got, want, CC_MD5_LEN) != 0 ||
-				memcmp(got7, want, CC_MD5_LEN) != 0)
-				md5_bad = len;
-
-			sha256_pieces(data, len, 0, want);
-			sha256_pieces(p, len, 0, got);
-			sha256_pieces(p, len, 7, got7);
-			if (memcmp(got, want, CC_SHA256_LEN) != 0 ||
-				memcmp(got7, want, CC_SHA256_LEN) != 0)
-				sha_bad = len;
+			make_state(sh, s, n, (unsigned) n);
+			len = put(ref, 0, tag, sizeof(tag) - 1);
+			len = put_state(ref, len, sh, n, t);
+			cc_digest_input(&sink, s, n, t);
+			CHECKF(!c.overflow && c.len == len && memcmp(c.bytes, ref, len) == 0,
+				   "digest stream of %zu shards", n);
+			CHECKF(c.empty_calls == 0 && c.calls <= 1 + (int) (n / 8),
+				   "%d pieces (%d empty) for %zu shards", c.calls, c.empty_calls, n);
+			sha256_once(ref, len, want);
+			ossl_digest(s, n, t, got);
+			CHECKF(memcmp(got, want, CC_DIGEST_LEN) == 0, "digest of %zu shards", n);
 		}
-		CHECKF(md5_bad > MAX_LEN, "MD5 at offset %zu, %zu bytes", off, md5_bad);
-		CHECKF(sha_bad > MAX_LEN, "SHA-256 at offset %zu, %zu bytes",
-			   off, sha_bad);
-	}
+}
+
+/* Rows: keys shorter and longer than a piece, each kind of state. */
+static void
+test_row_stream(void)
+{
+	static cc_shard sh[MAX_SHARDS];
+	static unsigned char s[MAX_SHARDS * CC_SHARD_SIZE];
+	static unsigned char ref[MAX_STREAM];
+	static char key[4096];
+	static capture c;
+	static const char tag[] = "counter_crdt row v1";
+	static const size_t keylens[] = {0, 1, 7, 500, 511, 512, 513, 1000, 4096};
+	static const size_t nshards[] = {0, 1, 3, 15, 16, 17, MAX_SHARDS};
+
+	for (size_t i = 0; i < sizeof(key); i++)
+		key[i] = (char) ('a' + i % 26);
+	for (size_t k = 0; k < sizeof(keylens) / sizeof(keylens[0]); k++)
+		for (int kind = 0; kind < 3; kind++)	/* NULL, tombstone, live */
+			for (size_t j = 0; j < sizeof(nshards) / sizeof(nshards[0]); j++)
+			{
+				size_t		n = kind == 2 ? nshards[j] : 0;
+				size_t		kl = keylens[k];
+				cc_view		v;
+				cc_hash_sink sink = capture_start(&c);
+				size_t		len;
+				uint8_t		want[CC_DIGEST_LEN],
+							got[CC_DIGEST_LEN];
+
+				if (kind < 2 && j > 0)
+					continue;
+				make_state(sh, s, n, (unsigned) (n + 100));
+				v.shards = s;
+				v.n = n;
+				v.tombstone = kind == 1;
+				len = put(ref, 0, tag, sizeof(tag) - 1);
+				len = put_be64(ref, len, kl);
+				len = put(ref, len, key, kl);
+				if (kind == 0)
+					ref[len++] = 2;
+				else
+					len = put_state(ref, len, sh, n, kind == 1);
+				cc_row_hash_input(&sink, key, kl, kind == 0 ? NULL : &v);
+				CHECKF(!c.overflow && c.len == len && memcmp(c.bytes, ref, len) == 0,
+					   "row stream, key of %zu bytes, kind %d, %zu shards", kl, kind, n);
+				CHECKF(c.empty_calls == 0 && c.calls <= 3 + (int) (n / 8),
+					   "%d pieces (%d empty) for a row", c.calls, c.empty_calls);
+				sha256_once(ref, len, want);
+				ossl_row_hash(key, kl, kind == 0 ? NULL : &v, got);
+				CHECKF(memcmp(got, want, CC_DIGEST_LEN) == 0,
+					   "row hash, key of %zu bytes, kind %d, %zu shards", kl, kind, n);
+			}
+}
+
+/* The names of name-based ids, and the version and variant bits. */
+static void
+test_id_names(void)
+{
+	static capture c;
+	cc_hash_sink sink = capture_start(&c);
+	char		name[CC_NODE_NAME_SIZE];
+	size_t		len;
+	uint8_t		id[CC_ID_LEN];
+
+	cc_rack_name(&sink, "dc1", 3, "rack1xyz", 5);
+	CHECK(c.len == 9 && memcmp(c.bytes, "dc1:rack1", 9) == 0);
+	sink = capture_start(&c);
+	cc_rack_name(&sink, "", 0, "", 0);
+	CHECK(c.len == 1 && c.bytes[0] == ':');
+
+	len = cc_default_node_name(UINT64_MAX, UINT32_MAX, UINT32_MAX, name);
+	CHECK(len == strlen(name) &&
+		  strcmp(name, "counter_crdt:18446744073709551615:4294967295:4294967295") == 0);
+	len = cc_default_node_name(0, 1, 5, name);
+	CHECK(len == 18 && strcmp(name, "counter_crdt:0:1:5") == 0);
+
+	memset(id, 0xff, CC_ID_LEN);
+	cc_uuid_v3(id);
+	CHECK(id[6] == 0x3f && id[8] == 0xbf && id[7] == 0xff && id[9] == 0xff &&
+		  id[0] == 0xff && id[15] == 0xff);
+	memset(id, 0, CC_ID_LEN);
+	cc_uuid_v3(id);
+	CHECK(id[6] == 0x30 && id[8] == 0x80 && id[7] == 0 && id[5] == 0);
 }
 
 void
 test_hash(void)
 {
-	static unsigned char data[MAX_LEN];
-	uint32_t	x = 1;
-	size_t		i;
-
-	/* Bytes of a fixed xorshift sequence, so all byte values show up. */
-	for (i = 0; i < MAX_LEN; i++)
-	{
-		x ^= x << 13;
-		x ^= x >> 17;
-		x ^= x << 5;
-		data[i] = (unsigned char) (x >> 24);
-	}
-
-	test_known_answers();
-	test_splits(data);
-	test_alignment(data);
+	test_digest_vectors();
+	test_digest_stream();
+	test_row_stream();
+	test_id_names();
 }

@@ -3,6 +3,7 @@
  *	  Unit tests of writer ids: ScyllaDB's rack and pending ids, and the
  *	  default id of a server.
  */
+#include "cc_ossl.h"
 #include "cc_test.h"
 
 static const char *
@@ -87,18 +88,18 @@ test_ids(void)
 				q[CC_ID_LEN];
 
 	/* SPEC example: ('dc1', 'rack1') */
-	cc_rack_id("dc1", 3, "rack1", 5, id);
+	ossl_rack_id("dc1", 3, "rack1", 5, id);
 	CHECK(strcmp(id_text(id), "7f0cab51-fb72-3e98-bdb4-0404a982865d") == 0);
 	/* MD5("dc1:rack1") = 7f0cab51fb72fe98bdb40404a982865d before the bits */
-	cc_rack_id("", 0, "", 0, id);
+	ossl_rack_id("", 0, "", 0, id);
 	/* MD5(":") = 853ae90f0351324bd73ea615e6487517 */
 	CHECK(strcmp(id_text(id), "853ae90f-0351-324b-973e-a615e6487517") == 0);
-	cc_rack_id("dc1:", 4, "", 0, id);
-	cc_rack_id("dc1", 3, ":", 1, p);
+	ossl_rack_id("dc1:", 4, "", 0, id);
+	ossl_rack_id("dc1", 3, ":", 1, p);
 	CHECK(memcmp(id, p, CC_ID_LEN) == 0);	/* the name is the bytes joined */
 
 	/* pending ids: bytes 8 and 9 flipped, an involution */
-	cc_rack_id("dc1", 3, "rack1", 5, id);
+	ossl_rack_id("dc1", 3, "rack1", 5, id);
 	cc_pending_id(id, p);
 	CHECK(strcmp(id_text(p), "7f0cab51-fb72-3e98-824b-0404a982865d") == 0);
 	cc_pending_id(p, q);
@@ -110,22 +111,22 @@ test_ids(void)
 	 *   import hashlib, uuid
 	 *   uuid.UUID(bytes=hashlib.md5(b"counter_crdt:7301234567890123456:1:5").digest(), version=3)
 	 */
-	cc_default_node_id(7301234567890123456ULL, 1, 5, id);
+	ossl_node_id(7301234567890123456ULL, 1, 5, id);
 	CHECK(strcmp(id_text(id), "9bd1c085-4834-3c85-a879-cd69fd3e6531") == 0);
 	/* every field at its largest: the name buffer holds them, unsigned */
-	cc_default_node_id(UINT64_MAX, UINT32_MAX, UINT32_MAX, id);
+	ossl_node_id(UINT64_MAX, UINT32_MAX, UINT32_MAX, id);
 	CHECK(strcmp(id_text(id), "b6ba6de0-aeb4-307f-b3f4-6bb07901507b") == 0);
-	cc_default_node_id(0, 1, 1, id);
+	ossl_node_id(0, 1, 1, id);
 	CHECK(strcmp(id_text(id), "485b7459-3e79-3874-9110-87136ff16dc8") == 0);
 	/* each of the three numbers changes the id */
-	cc_default_node_id(7301234567890123456ULL, 1, 5, id);
-	cc_default_node_id(7301234567890123456ULL, 2, 5, p);
+	ossl_node_id(7301234567890123456ULL, 1, 5, id);
+	ossl_node_id(7301234567890123456ULL, 2, 5, p);
 	CHECK(memcmp(id, p, CC_ID_LEN) != 0);
-	cc_default_node_id(7301234567890123456ULL, 1, 6, p);
+	ossl_node_id(7301234567890123456ULL, 1, 6, p);
 	CHECK(memcmp(id, p, CC_ID_LEN) != 0);
-	cc_default_node_id(7301234567890123457ULL, 1, 5, p);
+	ossl_node_id(7301234567890123457ULL, 1, 5, p);
 	CHECK(memcmp(id, p, CC_ID_LEN) != 0);
-	cc_default_node_id(7301234567890123456ULL, 1, 5, q);
+	ossl_node_id(7301234567890123456ULL, 1, 5, q);
 	CHECK(memcmp(id, q, CC_ID_LEN) == 0);
 
 	test_writer_newer();

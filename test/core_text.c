@@ -3,6 +3,7 @@
  *	  Unit tests of the text form: accepted spellings, canonical output and
  *	  the rejection of malformed text with a detail naming the bad part.
  */
+#include <locale.h>
 #include <stdint.h>
 
 #include "cc_test.h"
@@ -13,6 +14,117 @@
 #define EX2 "7f0cab51-fb72-3e98-bdb4-0404a982865d"
 
 static unsigned char buf[256 * CC_SHARD_SIZE];
+
+/*
+ * The uuid text of libuuid held to the spelling that counter_crdt accepts:
+ * exactly 36 characters, hyphens at 8, 13, 18 and 23, hex digits of either
+ * case elsewhere.  Every byte value at every position of a valid id, in the
+ * current locale (libuuid tests characters with isxdigit()); the bytes of
+ * every accepted id against a decoder written here.
+ */
+static int
+ref_hexval(unsigned char c)
+{
+	static const char digits[] = "0123456789abcdef0123456789ABCDEF";
+	const char *p = c == '\0' ? NULL : strchr(digits, c);
+
+	return p == NULL ? -1 : (int) ((p - digits) % 16);
+}
+
+static void
+check_uuid_bytes(const char *locale)
+{
+	static const char valid[] = "7f0cab51-fb72-3e98-bdb4-0404a982865d";
+	char		in[CC_UUID_TEXT_LEN];
+	long		wrong = 0;
+
+	for (int pos = 0; pos < CC_UUID_TEXT_LEN; pos++)
+		for (int b = 0; b < 256; b++)
+		{
+			bool		hyphen = pos == 8 || pos == 13 || pos == 18 || pos == 23;
+			bool		want = hyphen ? b == '-' : ref_hexval((unsigned char) b) >= 0;
+			uint8_t		id[CC_ID_LEN];
+			bool		got;
+
+			memcpy(in, valid, CC_UUID_TEXT_LEN);
+			in[pos] = (char) b;
+			got = cc_uuid_parse(in, CC_UUID_TEXT_LEN, id);
+			if (got != want)
+			{
+				if (wrong++ < 5)
+					fprintf(stderr, "locale %s: byte 0x%02x at %d: %s\n", locale, b, pos,
+							got ? "accepted" : "refused");
+				continue;
+			}
+			if (got)
+			{
+				uint8_t		ref[CC_ID_LEN];
+
+				for (int i = 0, k = 0; i < CC_UUID_TEXT_LEN; i++)
+					if (i != 8 && i != 13 && i != 18 && i != 23)
+					{
+						ref[k / 2] = (uint8_t) (k % 2 ? ref[k / 2] | ref_hexval((unsigned char) in[i])
+												: ref_hexval((unsigned char) in[i]) << 4);
+						k++;
+					}
+				if (memcmp(id, ref, CC_ID_LEN) != 0 && wrong++ < 5)
+					fprintf(stderr, "locale %s: byte 0x%02x at %d: wrong id\n", locale, b, pos);
+			}
+		}
+	CHECKF(wrong == 0, "libuuid disagrees on %ld inputs in locale %s", wrong, locale);
+}
+
+static void
+test_uuid_libuuid(void)
+{
+	uint8_t		id[CC_ID_LEN];
+	char		out[CC_UUID_TEXT_LEN + 8];
+
+	check_uuid_bytes("C");
+	if (setlocale(LC_CTYPE, "C.UTF-8") != NULL)
+	{
+		check_uuid_bytes("C.UTF-8");
+		setlocale(LC_CTYPE, "C");
+	}
+
+	/* other spellings of a uuid that PostgreSQL's uuid type takes */
+	CHECK(!cc_uuid_parse("{7f0cab51-fb72-3e98-bdb4-0404a982865d}", 38, id));
+	CHECK(!cc_uuid_parse("{7f0cab51-fb72-3e98-bdb4-0404a98286}", 36, id));
+	CHECK(!cc_uuid_parse("7f0cab51fb723e98bdb40404a982865d", 32, id));
+	CHECK(!cc_uuid_parse("7f0cab51fb723e98bdb40404a982865d1234", 36, id));
+	CHECK(!cc_uuid_parse("7f0c-ab51-fb72-3e98-bdb4-0404a98286", 36, id));
+	CHECK(!cc_uuid_parse("7f0cab51-fb72-3e98-bdb4-0404a982865d ", 37, id));
+	CHECK(!cc_uuid_parse(" 7f0cab51-fb72-3e98-bdb4-0404a982865d", 37, id));
+	CHECK(!cc_uuid_parse("urn:uuid:7f0cab51-fb72-3e98-bdb4-0404a982865d", 45, id));
+	CHECK(!cc_uuid_parse("", 0, id));
+	/* a NUL inside the 36 characters, where C string code would stop */
+	CHECK(!cc_uuid_parse("7f0cab51-fb72-3e98-bdb4-0404a98286\0d", 36, id));
+	/* the given length counts, not a terminator: a prefix is too short */
+	for (size_t len = 0; len < 80; len++)
+	{
+		static const char run[] = "7f0cab51-fb72-3e98-bdb4-0404a982865d-fb72-3e98-bdb4-0404a982865d-0404a982865d";
+
+		CHECKF(cc_uuid_parse(run, len, id) == (len == CC_UUID_TEXT_LEN),
+			   "a run of %zu characters", len);
+	}
+
+	/* format: lower case, hyphens, a NUL after 36 characters */
+	for (int v = 0; v < 256; v++)
+	{
+		char		ref[CC_UUID_TEXT_LEN + 1];
+
+		for (int i = 0; i < CC_ID_LEN; i++)
+			id[i] = (uint8_t) (v * 37 + i * 11);
+		snprintf(ref, sizeof(ref), "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
+				 "%02x%02x%02x%02x%02x%02x", id[0], id[1], id[2], id[3], id[4],
+				 id[5], id[6], id[7], id[8], id[9], id[10], id[11], id[12],
+				 id[13], id[14], id[15]);
+		memset(out, 'x', sizeof(out));
+		cc_uuid_format(id, out);
+		CHECKF(memcmp(out, ref, CC_UUID_TEXT_LEN + 1) == 0 && out[CC_UUID_TEXT_LEN + 1] == 'x',
+			   "format %s gave %.36s", ref, out);
+	}
+}
 
 static void
 check_parses(const char *in, const char *canonical)
@@ -189,6 +301,7 @@ test_text(void)
 		CHECK(!cc_uuid_parse("7f0cab51fb72-3e98-bdb4-0404a982865d-", 36, id));
 		CHECK(!cc_uuid_parse("7f0cab51-fb72-3e98-bdb4-0404a982865g", 36, id));
 	}
+	test_uuid_libuuid();
 
 	/* format capacity holds the tombstone keyword */
 	{
