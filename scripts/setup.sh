@@ -19,6 +19,8 @@ say() { echo "setup: $*"; }
 die() { echo "setup: ERROR: $*" >&2; exit 1; }
 
 PACKAGES=(postgresql-15 postgresql-server-dev-15 make gcc clang libipc-run-perl)
+# pglogical, for the README's "With pglogical" recipe and test/t/012_pglogical.pl
+PACKAGES+=(postgresql-15-pglogical)
 
 installed()
 {
