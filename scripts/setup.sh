@@ -23,6 +23,8 @@ PACKAGES=(postgresql-15 postgresql-server-dev-15 make gcc clang libipc-run-perl 
 # tools of dpkg-buildpackage and its Build-Depends (postgresql-all only for the
 # build-time test that a plain dpkg-buildpackage runs).
 PACKAGES+=(dpkg-dev debhelper postgresql-server-dev-all postgresql-all)
+# pglogical, for the README's "With pglogical" recipe and test/t/012_pglogical.pl
+PACKAGES+=(postgresql-15-pglogical)
 
 installed()
 {
