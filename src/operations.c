@@ -21,12 +21,14 @@
 #include "access/table.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_namespace.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_trigger.h"
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
 #include "executor/spi.h"
 #include "funcapi.h"
+#include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
@@ -291,20 +293,42 @@ cc_health_table(CcHealth *h, const CcExtension *ext, Oid relid)
 
 /*
  * Tables with a counter column that are in a publication of this database
- * (pg_publication_tables expands FOR ALL TABLES and schemas) or in one of
- * its subscriptions, ordered by name.
+ * (pg_publication_tables expands FOR ALL TABLES and schemas), in one of its
+ * subscriptions, or, where pglogical is installed in this database and the
+ * caller may read its catalog, in one of pglogical's replication sets;
+ * ordered by name.  $1 is the counter type.
  */
-static const char *cc_tables_sql =
-"SELECT c.oid FROM pg_catalog.pg_class c"
-" WHERE c.relkind IN ('r', 'p')"
-"   AND EXISTS (SELECT FROM pg_catalog.pg_attribute a"
-"                WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped"
-"                  AND a.atttypid = $1)"
-"   AND (c.oid IN (SELECT srrelid FROM pg_catalog.pg_subscription_rel)"
-"        OR EXISTS (SELECT FROM pg_catalog.pg_publication_tables pt"
-"                     JOIN pg_catalog.pg_namespace n ON n.nspname = pt.schemaname"
-"                    WHERE n.oid = c.relnamespace AND pt.tablename = c.relname))"
-" ORDER BY c.oid::pg_catalog.regclass::pg_catalog.text";
+static char *
+cc_tables_sql(void)
+{
+	StringInfoData sql;
+	Oid			pgl_nsp = get_namespace_oid("pglogical", true);
+	Oid			pgl_sets = OidIsValid(pgl_nsp) ?
+		get_relname_relid("replication_set_table", pgl_nsp) : InvalidOid;
+
+	initStringInfo(&sql);
+	appendStringInfoString(&sql,
+						   "SELECT c.oid FROM pg_catalog.pg_class c"
+						   " WHERE c.relkind IN ('r', 'p')"
+						   "   AND EXISTS (SELECT FROM pg_catalog.pg_attribute a"
+						   "                WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped"
+						   "                  AND a.atttypid = $1)"
+						   "   AND (c.oid IN (SELECT srrelid FROM pg_catalog.pg_subscription_rel)"
+						   "        OR EXISTS (SELECT FROM pg_catalog.pg_publication_tables pt"
+						   "                     JOIN pg_catalog.pg_namespace n ON n.nspname = pt.schemaname"
+						   "                    WHERE n.oid = c.relnamespace AND pt.tablename = c.relname)");
+	if (OidIsValid(pgl_sets) &&
+#if PG_VERSION_NUM >= 160000
+		object_aclcheck(NamespaceRelationId, pgl_nsp, GetUserId(), ACL_USAGE) == ACLCHECK_OK &&
+#else
+		pg_namespace_aclcheck(pgl_nsp, GetUserId(), ACL_USAGE) == ACLCHECK_OK &&
+#endif
+		pg_class_aclcheck(pgl_sets, GetUserId(), ACL_SELECT) == ACLCHECK_OK)
+		appendStringInfoString(&sql,
+							   " OR c.oid IN (SELECT set_reloid FROM pglogical.replication_set_table)");
+	appendStringInfoString(&sql, ") ORDER BY c.oid::pg_catalog.regclass::pg_catalog.text");
+	return sql.data;
+}
 
 /* One row per table with recorded own-id conflicts. */
 static void
@@ -380,7 +404,7 @@ counter_crdt_health(PG_FUNCTION_ARGS)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	args[0] = ObjectIdGetDatum(ext.counter_type);
-	if (SPI_execute_with_args(cc_tables_sql, 1, argtypes, args, NULL, true, 0) != SPI_OK_SELECT)
+	if (SPI_execute_with_args(cc_tables_sql(), 1, argtypes, args, NULL, true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "counter_crdt_health: reading the catalogs failed");
 	ntables = SPI_processed;
 	tables = palloc(sizeof(Oid) * (ntables + 1));

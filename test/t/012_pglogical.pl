@@ -239,14 +239,23 @@ push @pages, '/d1', '/d2';
 ok($mesh->wait_converged('join'), 'join: quiescence reached');
 $mesh->check_state('join', \@pages);
 
-# No set-up problem that counter_crdt_health() sees.  (It looks at
-# PostgreSQL's publications and subscriptions, which pglogical does not use,
-# so it has no table to check here.)
+# No set-up problem that counter_crdt_health() sees.  It checks the tables
+# of pglogical's replication sets: the merge trigger made ordinary by ENABLE
+# TRIGGER ALL is reported on the server where it happened, and the set-up
+# function repairs it.
 foreach my $n (@{ $mesh->{nodes} })
 {
 	is($n->safe_psql('app', 'SELECT count(*) FROM counter_crdt_health()'),
 		'0', $n->name . ': counter_crdt_health() reports nothing');
 }
+$node{a}->safe_psql('app', 'ALTER TABLE page_views ENABLE TRIGGER ALL');
+is($node{a}->safe_psql('app',
+		q{SELECT "check" || ' ' || object FROM counter_crdt_health()}),
+	'merge_trigger_not_replica page_views',
+	'a: counter_crdt_health() sees the table of the replication set whose merge trigger ENABLE TRIGGER ALL made ordinary');
+$node{a}->safe_psql('app', q{SELECT counter_crdt_enable_replica_merge('page_views')});
+is($node{a}->safe_psql('app', 'SELECT count(*) FROM counter_crdt_health()'),
+	'0', 'a: counter_crdt_health() reports nothing once the set-up function repaired it');
 
 # pglogical's apply workers report a provider that went away (b's restarts)
 # as errors of their own.
