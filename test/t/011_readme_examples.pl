@@ -111,5 +111,46 @@ foreach my $name (@names)
 	}
 }
 
+# The Reference section names every object of the extension, and every
+# counter_crdt_* name it mentions exists: functions (support functions
+# included, in the paragraph under the table), aggregates, tables, types and
+# operator classes.
+{
+	my $path = $ENV{COUNTER_CRDT_README}
+	  // "$FindBin::RealBin/../../README.md";
+	open(my $fh, '<', $path) or die "cannot read $path: $!";
+	local $/;
+	my $readme = <$fh>;
+	close($fh);
+	my ($ref) = $readme =~ /\n## Reference\n(.*?)\n## /s;
+	ok(defined $ref, 'README has a Reference section');
+	$ref //= '';
+	# "counter_crdt_merge_agg_trans/combine/final" names three functions
+	my %named;
+	while ($ref =~ /\b(counter_crdt_[a-z0-9_]+)((?:\/[a-z0-9_]+)*)/g)
+	{
+		my ($first, $rest) = ($1, $2);
+		$named{$first} = 1;
+		next unless $rest;
+		(my $stem = $first) =~ s/_[a-z0-9]+$//;
+		$named{"${stem}_$_"} = 1 foreach grep { $_ ne '' } split m{/}, $rest;
+	}
+	my %installed = map { $_ => 1 } split /\n/, $node->safe_psql('postgres', q{
+		SELECT DISTINCT coalesce(p.proname, c.relname, t.typname, o.opcname)
+		  FROM pg_depend d
+		  LEFT JOIN pg_proc p ON d.classid = 'pg_proc'::regclass AND p.oid = d.objid
+		  LEFT JOIN pg_class c ON d.classid = 'pg_class'::regclass AND c.oid = d.objid
+		  LEFT JOIN pg_type t ON d.classid = 'pg_type'::regclass AND t.oid = d.objid
+		  LEFT JOIN pg_opclass o ON d.classid = 'pg_opclass'::regclass AND o.oid = d.objid
+		 WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
+		   AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'counter_crdt')
+		   AND coalesce(p.proname, c.relname, t.typname, o.opcname) LIKE 'counter\_crdt%'});
+	my @missing = sort grep { !$named{$_} && $_ ne 'counter_crdt' } keys %installed;
+	my @unknown = sort grep { !$installed{$_} } keys %named;
+	is("@missing", '', 'every installed object is named in the Reference section');
+	is("@unknown", '', 'every counter_crdt_* name of the Reference section is installed');
+	ok(keys(%installed) > 40, scalar(keys %installed) . ' objects compared');
+}
+
 $node->stop;
 done_testing();
