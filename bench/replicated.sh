@@ -20,8 +20,11 @@
 #    a's is the figure (with the CPU time of the apply worker, which the
 #    ENABLE starts afresh).  The other side's subscription stays enabled (it
 #    reads and filters the same WAL while the backlog is made, not while it
-#    is timed).  Rounds alternate bigint, counter; medians and the ratio of
-#    rates (counter / bigint) are reported.  Target >= 0.95 x.
+#    is timed).  Rounds alternate bigint, counter, counter with the
+#    subscription's binary = true (values travel in the send/recv form
+#    instead of text, which the walsender formats and the apply worker
+#    parses); medians and the ratios of rates (counter / bigint) are
+#    reported.  Target >= 0.95 x.
 # 2. Mesh lag.  Servers a, b, c in the full mesh (every server subscribes to
 #    the other two; PostgreSQL 15 has no origin filter, so every applied
 #    change is decoded again and sent on: the echo).  Table m (k int primary
@@ -126,12 +129,13 @@ declare -A TIMES CPUS WALPER
 apply_round()
 {
 	local side=$1 tbl sub total l0 l1 start end pid cpu
-	if [ "$side" = c ]; then tbl=t sub=sc total="sum(c::bigint)"; else tbl=tb sub=sb total="sum(v)"; fi
+	if [ "$side" = b ]; then tbl=tb sub=sb total="sum(v)"; else tbl=t sub=sc total="sum(c::bigint)"; fi
 	q b -c "ALTER SUBSCRIPTION $sub DISABLE"
 	wait_for b "SELECT count(*) FROM pg_stat_subscription WHERE subname = '$sub' AND pid IS NOT NULL" 0
+	[ "$side" = b ] || q b -c "ALTER SUBSCRIPTION sc SET (binary = $([ "$side" = cbin ] && echo true || echo false))"
 	l0=$(q a -c "SELECT pg_current_wal_insert_lsn()")
 	"$BIN/pgbench" -n -h "${HOST[a]}" -p "${PORT[a]}" -U postgres -c 4 -j 2 -t $((N / 4)) \
-		-f "$WORK/inc_$side.sql" postgres >/dev/null
+		-f "$WORK/inc_${side:0:1}.sql" postgres >/dev/null
 	l1=$(q a -c "SELECT pg_current_wal_insert_lsn()")
 	WALPER[$side]=$(q a -c "SELECT round(pg_wal_lsn_diff('$l1', '$l0') / $((N / 4 * 4)))")
 	target=$(q a -c "SELECT $total FROM $tbl")
@@ -145,13 +149,14 @@ apply_round()
 	cpu=$(cpu_of "$pid")
 	TIMES[$side]+="$(calc "$end - $start" 3) "
 	CPUS[$side]+="$cpu "
-	say "  $([ "$side" = c ] && echo "counter_crdt" || echo "bigint      ") backlog applied in $(calc "$end - $start") s, apply worker CPU $cpu s"
+	say "  $(case $side in b) echo "bigint              ";; c) echo "counter_crdt        ";; *) echo "counter_crdt, binary";; esac) backlog applied in $(calc "$end - $start") s, apply worker CPU $cpu s"
 }
 
 say "apply rate: backlogs of $N increments, $ROUNDS rounds per side (bigint, counter, ...)"
 for ((r = 0; r < ROUNDS; r++)); do
 	apply_round b
 	apply_round c
+	apply_round cbin
 done
 [ "$(q b -c "SELECT count(*) FROM counter_crdt_writer_conflicts")" = 0 ] || die "own-id conflicts recorded on b"
 [ "$(q b -c "SELECT count(*) FROM t, counter_crdt_shards(c) s")" = 3000 ] || die "b's counters grew shards"
@@ -159,8 +164,13 @@ MT_B=$(echo "${TIMES[b]}" | median)
 MT_C=$(echo "${TIMES[c]}" | median)
 MC_B=$(echo "${CPUS[b]}" | median)
 MC_C=$(echo "${CPUS[c]}" | median)
+MT_CB=$(echo "${TIMES[cbin]}" | median)
+MC_CB=$(echo "${CPUS[cbin]}" | median)
 R_APPLY=$(calc "$MT_B / $MT_C")
 R_APPLY_CPU=$(calc "$MC_B / $MC_C")
+R_APPLY_BIN=$(calc "$MT_B / $MT_CB")
+R_APPLY_BIN_CPU=$(calc "$MC_B / $MC_CB")
+RATE_CB=$(calc "$((N / 4 * 4)) / $MT_CB" 0)
 N_DONE=$((N / 4 * 4))
 RATE_B=$(calc "$N_DONE / $MT_B" 0)
 RATE_C=$(calc "$N_DONE / $MT_C" 0)
@@ -269,8 +279,10 @@ echo
 printf '%-34s %14s %14s %8s %10s\n' "apply rate (backlog of $N_DONE)" "counter_crdt" "bigint" "ratio" "target"
 printf '%-34s %14s %14s %8s %10s\n' "increments applied per second" "$RATE_C/s" "$RATE_B/s" "$R_APPLY x" ">= 0.95 x"
 printf '%-34s %14s %14s %8s\n' "apply worker CPU (median, s)" "$MC_C" "$MC_B" "$R_APPLY_CPU x"
+printf '%-34s %14s %14s %8s %10s\n' "the same, binary = true: per second" "$RATE_CB/s" "$RATE_B/s" "$R_APPLY_BIN x" ">= 0.95 x"
+printf '%-34s %14s %14s %8s\n' "apply worker CPU, binary = true" "$MC_CB" "$MC_B" "$R_APPLY_BIN_CPU x"
 printf '%-34s %14s %14s\n' "WAL per increment on a (bytes)" "${WALPER[c]}" "${WALPER[b]}"
-echo "  all rounds (s): counter ${TIMES[c]}; bigint ${TIMES[b]}"
+echo "  all rounds (s): counter ${TIMES[c]}; counter, binary ${TIMES[cbin]}; bigint ${TIMES[b]}"
 echo
 printf '%-12s %10s %10s %9s %9s %12s %9s %10s %9s %11s %9s %13s %12s\n' "mesh, rate" "increments" "done/s" "lag med" "lag max" "behind med" "converge" "WAL/inc" "sent/inc" "decoded/inc" "echo/inc" "sender us/inc" "apply us/inc"
 for rate in $RATES; do
@@ -278,5 +290,5 @@ for rate in $RATES; do
 	printf '%-12s %10s %10s %7s ms %7s ms %10s B %7s s %8s B %9s %9s B %9s %13s %12s\n' "$rate/s x 3" "$made" "$dps" "$lmed" "$lmax" "$bmed" "$conv" "$wal" "$sent" "$dec" "$echo" "$cpus" "$cpua"
 done
 echo
-echo "* apply rate: increments applied per second by b's apply worker, backlog made on a by pgbench -c 4 -j 2 (random keys of 1,000 rows); the counter side runs the merge trigger (own-id check included), the bigint side applies plain updates; ratio = counter rate / bigint rate (median of $ROUNDS rounds each)."
+echo "* apply rate: increments applied per second by b's apply worker, backlog made on a by pgbench -c 4 -j 2 (random keys of 1,000 rows); the counter side runs the merge trigger (own-id check included), the bigint side applies plain updates; ratio = counter rate / bigint rate (median of $ROUNDS rounds each); binary = true: the subscription takes the values in the send/recv form instead of text (ALTER SUBSCRIPTION ... SET (binary = true))."
 echo "* mesh: lag = replay_lag of the walsenders (sampled every 0.5 s, median and max over all), behind = WAL bytes between a server's insert position and a subscriber's replay position (median); converge = time after the load stops until the three totals equal the increments made; WAL/inc = WAL bytes written on all three servers per increment; sent/inc = transactions decoded and sent by the walsenders per increment (2 without echo: one to each peer); echo/inc = applies that changed nothing (the merge trigger found the change already there); sender/apply us = CPU time of the walsenders / apply workers of all three servers, microseconds per increment (of the transactions they decode and send, sent/inc - 2 per increment are echoes; of the applies, echo/inc)."
