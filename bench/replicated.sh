@@ -46,7 +46,9 @@
 # last one; at the default 5 s the start, not the apply, would be timed).
 #
 # Knobs: REPL_BACKLOG [100000], REPL_ROUNDS [2], REPL_RATES ["100 400"]
-# (increments per second per server), REPL_MESH_SECONDS [20].
+# (increments per second per server), REPL_MESH_SECONDS [20]; REPL_PERF_DIR
+# [unset]: a directory where perf record writes a profile of the apply worker
+# of each side's last round (apply_b.data, apply_c.data, apply_cbin.data).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -143,8 +145,16 @@ apply_round()
 	q b -c "VACUUM $tbl" -c "CHECKPOINT"
 	start=$(date +%s.%N)
 	q b -c "ALTER SUBSCRIPTION $sub ENABLE"
+	if [ -n "${REPL_PERF_DIR:-}" ]; then
+		# profile the apply worker of this round (perf record, call graphs)
+		wait_for b "SELECT count(*) FROM pg_stat_subscription WHERE subname = '$sub' AND pid IS NOT NULL" 1
+		pid=$(q b -c "SELECT pid FROM pg_stat_subscription WHERE subname = '$sub'")
+		perf record -q -e cpu-clock -g -p "$pid" -o "$REPL_PERF_DIR/apply_$side.data" 2>/dev/null &
+		perfpid=$!
+	fi
 	wait_for b "SELECT $total FROM $tbl" "$target"
 	end=$(date +%s.%N)
+	[ -z "${REPL_PERF_DIR:-}" ] || { kill -INT "$perfpid"; wait "$perfpid" || true; }
 	pid=$(q b -c "SELECT pid FROM pg_stat_subscription WHERE subname = '$sub'")
 	cpu=$(cpu_of "$pid")
 	TIMES[$side]+="$(calc "$end - $start" 3) "
