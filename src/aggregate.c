@@ -31,7 +31,7 @@ typedef struct CcAggState
 	size_t		cap;			/* room in buf (and in spare, once made), in shards */
 	unsigned char *buf;
 	unsigned char *spare;		/* NULL until a merge needs it */
-	unsigned char *first;		/* the buffer allocated with the state */
+	unsigned char *first;		/* the buffer allocated with the state, if any */
 } CcAggState;
 
 static MemoryContext
@@ -47,15 +47,24 @@ cc_agg_context(FunctionCallInfo fcinfo)
 static CcAggState *
 cc_agg_new(MemoryContext aggcontext, size_t cap)
 {
+	const size_t head = MAXALIGN(sizeof(CcAggState));
 	CcAggState *st;
 
 	cap = cap < 4 ? 4 : cap;
 	cc_check_count(cap);
-	st = MemoryContextAllocZero(aggcontext,
-								MAXALIGN(sizeof(CcAggState)) + cap * CC_SHARD_SIZE);
+	if (cap * CC_SHARD_SIZE <= MaxAllocSize - head)
+	{
+		st = MemoryContextAllocZero(aggcontext, head + cap * CC_SHARD_SIZE);
+		st->buf = (unsigned char *) st + head;
+		st->first = st->buf;
+	}
+	else
+	{
+		/* a buffer near the largest allocation gets one of its own */
+		st = MemoryContextAllocZero(aggcontext, sizeof(CcAggState));
+		st->buf = MemoryContextAlloc(aggcontext, cap * CC_SHARD_SIZE);
+	}
 	st->cap = cap;
-	st->buf = (unsigned char *) st + MAXALIGN(sizeof(CcAggState));
-	st->first = st->buf;
 	return st;
 }
 
