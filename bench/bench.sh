@@ -88,6 +88,10 @@
 #   BENCH_SHARED_BUFFERS [2GB]
 #   BENCH_WORK_MEM [1GB]
 #   BENCH_OUT [bench/results.md]
+#   BENCH_REPLICATED [1]         then run bench/replicated.sh (the apply rate
+#                                of a backlog and the three-server mesh: about
+#                                four minutes; its knobs are REPL_*) and
+#                                append its table to BENCH_OUT; 0 skips it
 #
 set -euo pipefail
 
@@ -608,3 +612,18 @@ echo "Run time: $T_TOTAL s (pgbench $PGB_SECONDS s, SQL figures $SQL_SECONDS s).
 	echo '```'
 } >"$OUT"
 say "wrote $OUT"
+
+if [ "${BENCH_REPLICATED:-1}" != 0 ]; then
+	pg_stop "$PGC_DIR"
+	say "the replicated path: bench/replicated.sh"
+	bash "$ROOT/bench/replicated.sh" | tee "$WORK/replicated.out"
+	{
+		echo
+		echo "## The replicated path (\`bench/replicated.sh\`)"
+		echo
+		echo '```'
+		sed -n '/^replicated path:/,$p' "$WORK/replicated.out"
+		echo '```'
+	} >>"$OUT"
+	say "appended the replicated path to $OUT"
+fi

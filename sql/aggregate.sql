@@ -162,6 +162,21 @@ SELECT (SELECT count(*) FROM counter_crdt_shards(m)) AS shards, counter_crdt_val
 FROM (SELECT counter_crdt_merge_agg(counter_crdt_increment(counter_crdt_increment(NULL, 1, md5('x' || g)::uuid), 1, md5('x' || (g + 1))::uuid)) AS m
       FROM generate_series(1, 199) g) a;
 
+-- A first input with no shards, then one wider than the state's first
+-- buffer (4 shards), then a tombstone-free overlap: the state grows from its
+-- first buffer; grouped (one state per key) and in either order.
+SELECT k, counter_crdt_merge_agg(c ORDER BY o) = merge_fold(c ORDER BY o) AS agg_eq_fold,
+       counter_crdt_merge_agg(c ORDER BY o DESC) = merge_fold(c ORDER BY o) AS reversed_eq_fold,
+       (SELECT count(*) FROM counter_crdt_shards(counter_crdt_merge_agg(c))) AS shards,
+       counter_crdt_value(counter_crdt_merge_agg(c)) AS value
+FROM (VALUES (1, 1, '{}'::counter_crdt),
+             (1, 2, (SELECT counter_crdt_merge_agg(counter_crdt_increment(NULL, g, md5('grow' || g)::uuid))
+                     FROM generate_series(1, 10) g)),
+             (1, 3, (SELECT counter_crdt_merge_agg(counter_crdt_increment(NULL, 100, md5('grow' || g)::uuid))
+                     FROM generate_series(8, 12) g)),
+             (2, 1, '{}'), (2, 2, '{}')) v(k, o, c)
+GROUP BY k ORDER BY k;
+
 -- A wide state stored in a table (compressed or moved out of line by TOAST)
 -- is read, incremented and merged like any other.
 CREATE TABLE agg_toast AS

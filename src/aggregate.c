@@ -7,7 +7,11 @@
  * usual case once the first few rows are in) no memory is touched but the
  * state's own shards; otherwise the merge goes into a spare buffer of the
  * same capacity and the two swap, so that a row costs no allocation once the
- * buffers have grown to the number of writers.
+ * buffers have grown to the number of writers.  A new state is one
+ * allocation, its first buffer included, and takes its first input by a copy;
+ * the spare is made when a merge first needs it.  A grouped merge whose
+ * groups see the same writers in every row (replica states of one key) thus
+ * costs one allocation per group, not three, and less memory per group.
  *
  * For parallel plans the state serializes to the binary (send/recv) layout
  * and is checked again when it is read back.
@@ -24,9 +28,10 @@ typedef struct CcAggState
 {
 	bool		tombstone;
 	size_t		n;				/* shards in buf */
-	size_t		cap;			/* room in buf and in spare, in shards */
+	size_t		cap;			/* room in buf (and in spare, once made), in shards */
 	unsigned char *buf;
-	unsigned char *spare;
+	unsigned char *spare;		/* NULL until a merge needs it */
+	unsigned char *first;		/* the buffer allocated with the state, if any */
 } CcAggState;
 
 static MemoryContext
@@ -42,13 +47,33 @@ cc_agg_context(FunctionCallInfo fcinfo)
 static CcAggState *
 cc_agg_new(MemoryContext aggcontext, size_t cap)
 {
-	CcAggState *st = MemoryContextAllocZero(aggcontext, sizeof(CcAggState));
+	const size_t head = MAXALIGN(sizeof(CcAggState));
+	CcAggState *st;
 
-	st->cap = cap < 4 ? 4 : cap;
-	cc_check_count(st->cap);
-	st->buf = MemoryContextAlloc(aggcontext, st->cap * CC_SHARD_SIZE);
-	st->spare = MemoryContextAlloc(aggcontext, st->cap * CC_SHARD_SIZE);
+	cap = cap < 4 ? 4 : cap;
+	cc_check_count(cap);
+	if (cap * CC_SHARD_SIZE <= MaxAllocSize - head)
+	{
+		st = MemoryContextAllocZero(aggcontext, head + cap * CC_SHARD_SIZE);
+		st->buf = (unsigned char *) st + head;
+		st->first = st->buf;
+	}
+	else
+	{
+		/* a buffer near the largest allocation gets one of its own */
+		st = MemoryContextAllocZero(aggcontext, sizeof(CcAggState));
+		st->buf = MemoryContextAlloc(aggcontext, cap * CC_SHARD_SIZE);
+	}
+	st->cap = cap;
 	return st;
+}
+
+/* Frees a buffer unless it is the one allocated with the state. */
+static void
+cc_agg_free(CcAggState *st, unsigned char *p)
+{
+	if (p != NULL && p != st->first)
+		pfree(p);
 }
 
 /* Merges shards (or a tombstone) into the state. */
@@ -66,6 +91,13 @@ cc_agg_add(MemoryContext aggcontext, CcAggState *st,
 		st->n = 0;
 		return;
 	}
+	if (st->n == 0 && n <= st->cap)
+	{
+		/* the merge of {} and a canonical value is that value */
+		memcpy(st->buf, shards, n * CC_SHARD_SIZE);
+		st->n = n;
+		return;
+	}
 	if (cc_merge_into(st->buf, st->n, shards, n))
 		return;
 	if (st->n + n > st->cap)
@@ -79,15 +111,17 @@ cc_agg_add(MemoryContext aggcontext, CcAggState *st,
 		cap = Max(Min(cap, CC_MAX_SHARDS), need);
 		if (cap > st->cap)
 		{
-			pfree(st->spare);
-			st->spare = MemoryContextAlloc(aggcontext, cap * CC_SHARD_SIZE);
+			cc_agg_free(st, st->spare);
+			st->spare = NULL;
 			tmp = MemoryContextAlloc(aggcontext, cap * CC_SHARD_SIZE);
 			memcpy(tmp, st->buf, st->n * CC_SHARD_SIZE);
-			pfree(st->buf);
+			cc_agg_free(st, st->buf);
 			st->buf = tmp;
 			st->cap = cap;
 		}
 	}
+	if (st->spare == NULL)
+		st->spare = MemoryContextAlloc(aggcontext, st->cap * CC_SHARD_SIZE);
 	st->n = cc_merge(st->buf, st->n, shards, n, st->spare);
 	tmp = st->buf;
 	st->buf = st->spare;

@@ -1,0 +1,304 @@
+#!/usr/bin/env bash
+#
+# replicated.sh: the replicated path of counter_crdt, measured on throwaway
+# servers (unix sockets only, run as the postgres OS user, stopped at exit).
+#
+#   PG_CONFIG=... bash bench/replicated.sh      # as root, like bench/bench.sh
+#
+# (bench/bench.sh runs it after its own figures unless BENCH_REPLICATED=0; it
+# uses the extension as installed into $PG_CONFIG's PostgreSQL.)
+#
+# 1. Apply rate.  Servers a -> b, and on both a counter table
+#    t (k int primary key, c counter_crdt) of 1,000 rows set up with
+#    counter_crdt_enable_replica_merge() (3 shards per counter: a's id, b's
+#    and a third, as in bench/apply_backlog.sh), and a bigint twin
+#    tb (k int primary key, v bigint) replicated plainly, each table in its
+#    own publication and subscription.  One round per side, as in
+#    apply_backlog.sh: that side's subscription is disabled, a takes a backlog
+#    of REPL_BACKLOG single-statement increments (pgbench, 4 clients, random
+#    keys), the subscription is enabled, and the time until b's total equals
+#    a's is the figure (with the CPU time of the apply worker, which the
+#    ENABLE starts afresh).  The other side's subscription stays enabled (it
+#    reads and filters the same WAL while the backlog is made, not while it
+#    is timed).  Rounds alternate bigint, counter, counter with the
+#    subscription's binary = true (values travel in the send/recv form
+#    instead of text, which the walsender formats and the apply worker
+#    parses); medians and the ratios of rates (counter / bigint) are
+#    reported.  Target >= 0.95 x.
+# 2. Mesh lag.  Servers a, b, c in the full mesh (every server subscribes to
+#    the other two; PostgreSQL 15 has no origin filter, so every applied
+#    change is decoded again and sent on: the echo).  Table m (k int primary
+#    key, c counter_crdt) of 1,000 rows, merge trigger on all three, counters
+#    holding the three servers' shards.  At each of two rates every server
+#    takes increments at that fixed rate (pgbench -R) for REPL_MESH_SECONDS;
+#    sampled every 0.5 s: replay_lag of every walsender and the WAL bytes
+#    between a server's insert position and what each subscriber confirmed.
+#    After the load stops: the time until all three totals equal the number
+#    of increments made.  Per increment: WAL bytes written on all three
+#    servers, transactions decoded and sent (pg_stat_replication_slots; 2 is
+#    what a mesh without echo would send), applies that changed nothing (the
+#    echo: the merge trigger finds the change already there and skips the
+#    row), and the CPU time of walsenders and apply workers.
+#
+# Servers: fsync = off, synchronous_commit = off, autovacuum = off (VACUUM
+# before every round instead), wal_retrieve_retry_interval = 100ms (the
+# launcher of PostgreSQL 15 starts no apply worker sooner than that after the
+# last one; at the default 5 s the start, not the apply, would be timed).
+#
+# Knobs: REPL_BACKLOG [100000], REPL_ROUNDS [2], REPL_RATES ["100 400"]
+# (increments per second per server), REPL_MESH_SECONDS [20]; REPL_PERF_DIR
+# [unset]: a directory where perf record writes a profile of the apply worker
+# of each side's last round (apply_b.data, apply_c.data, apply_cbin.data).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+N=${REPL_BACKLOG:-100000}
+ROUNDS=${REPL_ROUNDS:-2}
+RATES=${REPL_RATES:-"100 400"}
+MESH_SECONDS=${REPL_MESH_SECONDS:-20}
+# shellcheck source=scripts/pgcluster.sh
+source "$ROOT/scripts/pgcluster.sh"
+PG_CONFIG=$(pgc_pg_config)
+export PG_CONFIG
+BIN=$("$PG_CONFIG" --bindir)
+export LC_NUMERIC=C
+
+for v in N ROUNDS MESH_SECONDS; do
+	[[ ${!v} =~ ^[1-9][0-9]*$ ]] || { echo "replicated: $v must be a positive integer" >&2; exit 2; }
+done
+
+say() { echo "replicated: $*"; }
+die() { echo "replicated: ERROR: $*" >&2; exit 1; }
+calc() { awk "BEGIN { printf \"%.${2:-2}f\", $1 }"; }
+median() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.3f\n", (a[NR/2]+a[NR/2+1])/2}'; }
+# CPU seconds (user + system) of a process so far.
+cpu_of() { awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) / hz}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+
+pgc_mktemp
+WORK=$PGC_TMP
+SETTINGS=(wal_level=logical fsync=off synchronous_commit=off autovacuum=off
+	max_wal_senders=8 max_replication_slots=8 max_logical_replication_workers=8
+	max_worker_processes=16 shared_buffers=256MB wal_sender_timeout=0
+	wal_retrieve_retry_interval=100ms)
+declare -A HOST PORT
+start() { pg_start "" "" "${SETTINGS[@]}" >/dev/null; HOST[$1]=$PGC_HOST; PORT[$1]=$PGC_PORT; }
+q() { local s=$1; shift; "$BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -h "${HOST[$s]}" -p "${PORT[$s]}" -U postgres -d postgres "$@"; }
+conn() { echo "host=${HOST[$1]} port=${PORT[$1]} dbname=postgres user=postgres"; }
+wait_for() { local s=$1 sql=$2 want=$3; until [ "$(q "$s" -c "$sql")" = "$want" ]; do sleep 0.05; done; }
+subscribe() # SERVER NAME FROM PUBLICATION
+{
+	q "$1" -c "CREATE SUBSCRIPTION $2 CONNECTION '$(conn "$3")' PUBLICATION $4 WITH (copy_data = false)" 2>/dev/null
+}
+
+start a
+start b
+say "servers a (port ${PORT[a]}) and b (port ${PORT[b]}), PostgreSQL $(q a -c 'SHOW server_version')"
+for s in a b; do
+	q $s -c "CREATE EXTENSION counter_crdt;
+		CREATE TABLE t (k int PRIMARY KEY, c counter_crdt);
+		CREATE TABLE tb (k int PRIMARY KEY, v bigint NOT NULL);
+		SELECT counter_crdt_enable_replica_merge('t');
+		CREATE PUBLICATION pc FOR TABLE t;
+		CREATE PUBLICATION pb FOR TABLE tb;" >/dev/null
+done
+ID_A=$(q a -c "SELECT counter_crdt_node_id()")
+ID_B=$(q b -c "SELECT counter_crdt_node_id()")
+[ "$ID_A" != "$ID_B" ] || die "a and b have the same writer id"
+INIT="INSERT INTO t SELECT k, counter_crdt_increment(counter_crdt_increment(counter_crdt_increment(
+		NULL, 1, '$ID_A'), 1, '$ID_B'), 1, counter_crdt_rack_id('dc9', 'r9')) FROM generate_series(1, 1000) k;
+	INSERT INTO tb SELECT k, 3 FROM generate_series(1, 1000) k;"
+for s in a b; do
+	q $s -c "$INIT"
+done
+subscribe b sc a pc
+subscribe b sb a pb
+[ "$(q b -c "SELECT count(*) FROM t, counter_crdt_shards(c) s WHERE s.id = counter_crdt_node_id()")" = 1000 ] ||
+	die "the counters of b do not hold b's own shard"
+[ "$(q a -c "SELECT count(*) FROM t, counter_crdt_shards(c) s")" = 3000 ] || die "the counters of a do not hold 3 shards"
+
+cat >"$WORK/inc_c.sql" <<'SQL'
+\set k random(1, 1000)
+UPDATE t SET c = c + 1 WHERE k = :k;
+SQL
+cat >"$WORK/inc_b.sql" <<'SQL'
+\set k random(1, 1000)
+UPDATE tb SET v = v + 1 WHERE k = :k;
+SQL
+chmod 644 "$WORK"/inc_?.sql
+
+declare -A TIMES CPUS WALPER
+# apply_round SIDE: c (counter, table t, subscription sc) or b (bigint, tb, sb).
+apply_round()
+{
+	local side=$1 tbl sub total l0 l1 start end pid cpu
+	if [ "$side" = b ]; then tbl=tb sub=sb total="sum(v)"; else tbl=t sub=sc total="sum(c::bigint)"; fi
+	q b -c "ALTER SUBSCRIPTION $sub DISABLE"
+	wait_for b "SELECT count(*) FROM pg_stat_subscription WHERE subname = '$sub' AND pid IS NOT NULL" 0
+	[ "$side" = b ] || q b -c "ALTER SUBSCRIPTION sc SET (binary = $([ "$side" = cbin ] && echo true || echo false))"
+	l0=$(q a -c "SELECT pg_current_wal_insert_lsn()")
+	"$BIN/pgbench" -n -h "${HOST[a]}" -p "${PORT[a]}" -U postgres -c 4 -j 2 -t $((N / 4)) \
+		-f "$WORK/inc_${side:0:1}.sql" postgres >/dev/null
+	l1=$(q a -c "SELECT pg_current_wal_insert_lsn()")
+	WALPER[$side]=$(q a -c "SELECT round(pg_wal_lsn_diff('$l1', '$l0') / $((N / 4 * 4)))")
+	target=$(q a -c "SELECT $total FROM $tbl")
+	q a -c "VACUUM $tbl"
+	q b -c "VACUUM $tbl" -c "CHECKPOINT"
+	start=$(date +%s.%N)
+	q b -c "ALTER SUBSCRIPTION $sub ENABLE"
+	if [ -n "${REPL_PERF_DIR:-}" ]; then
+		# profile the apply worker of this round (perf record, call graphs)
+		wait_for b "SELECT count(*) FROM pg_stat_subscription WHERE subname = '$sub' AND pid IS NOT NULL" 1
+		pid=$(q b -c "SELECT pid FROM pg_stat_subscription WHERE subname = '$sub'")
+		perf record -q -e cpu-clock -g -p "$pid" -o "$REPL_PERF_DIR/apply_$side.data" 2>/dev/null &
+		perfpid=$!
+	fi
+	wait_for b "SELECT $total FROM $tbl" "$target"
+	end=$(date +%s.%N)
+	[ -z "${REPL_PERF_DIR:-}" ] || { kill -INT "$perfpid"; wait "$perfpid" || true; }
+	pid=$(q b -c "SELECT pid FROM pg_stat_subscription WHERE subname = '$sub'")
+	cpu=$(cpu_of "$pid")
+	TIMES[$side]+="$(calc "$end - $start" 3) "
+	CPUS[$side]+="$cpu "
+	say "  $(case $side in b) echo "bigint              ";; c) echo "counter_crdt        ";; *) echo "counter_crdt, binary";; esac) backlog applied in $(calc "$end - $start") s, apply worker CPU $cpu s"
+}
+
+say "apply rate: backlogs of $N increments, $ROUNDS rounds per side (bigint, counter, ...)"
+for ((r = 0; r < ROUNDS; r++)); do
+	apply_round b
+	apply_round c
+	apply_round cbin
+done
+[ "$(q b -c "SELECT count(*) FROM counter_crdt_writer_conflicts")" = 0 ] || die "own-id conflicts recorded on b"
+[ "$(q b -c "SELECT count(*) FROM t, counter_crdt_shards(c) s")" = 3000 ] || die "b's counters grew shards"
+MT_B=$(echo "${TIMES[b]}" | median)
+MT_C=$(echo "${TIMES[c]}" | median)
+MC_B=$(echo "${CPUS[b]}" | median)
+MC_C=$(echo "${CPUS[c]}" | median)
+MT_CB=$(echo "${TIMES[cbin]}" | median)
+MC_CB=$(echo "${CPUS[cbin]}" | median)
+R_APPLY=$(calc "$MT_B / $MT_C")
+R_APPLY_CPU=$(calc "$MC_B / $MC_C")
+R_APPLY_BIN=$(calc "$MT_B / $MT_CB")
+R_APPLY_BIN_CPU=$(calc "$MC_B / $MC_CB")
+RATE_CB=$(calc "$((N / 4 * 4)) / $MT_CB" 0)
+N_DONE=$((N / 4 * 4))
+RATE_B=$(calc "$N_DONE / $MT_B" 0)
+RATE_C=$(calc "$N_DONE / $MT_C" 0)
+q b -c "DROP SUBSCRIPTION sc" -c "DROP SUBSCRIPTION sb"
+
+# --- 2. mesh -----------------------------------------------------------------
+start c
+for s in a b c; do
+	q $s -c "CREATE EXTENSION IF NOT EXISTS counter_crdt;
+		CREATE TABLE m (k int PRIMARY KEY, c counter_crdt);
+		SELECT counter_crdt_enable_replica_merge('m');
+		CREATE PUBLICATION pm FOR TABLE m;" >/dev/null
+done
+ID_C=$(q c -c "SELECT counter_crdt_node_id()")
+for s in a b c; do
+	q $s -c "INSERT INTO m SELECT k, counter_crdt_increment(counter_crdt_increment(counter_crdt_increment(
+			NULL, 0, '$ID_A'), 0, '$ID_B'), 0, '$ID_C') FROM generate_series(1, 1000) k"
+done
+for s in a b c; do
+	for f in a b c; do
+		[ "$s" = "$f" ] || subscribe $s "m_${s}_from_$f" $f pm
+	done
+done
+for s in a b c; do
+	wait_for $s "SELECT count(*) FROM pg_stat_subscription WHERE pid IS NOT NULL" 2
+	wait_for $s "SELECT count(*) FROM pg_stat_replication" 2
+done
+sed -e 's/UPDATE t /UPDATE m /' "$WORK/inc_c.sql" >"$WORK/inc_m.sql"
+chmod 644 "$WORK/inc_m.sql"
+
+SAMPLE_SQL="SELECT coalesce(max(extract(epoch FROM replay_lag)), 0) || ' ' ||
+	coalesce(max(pg_wal_lsn_diff(pg_current_wal_lsn(), replay_lsn)), 0)
+	FROM pg_stat_replication"
+STATS_SQL="SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint,
+	(SELECT coalesce(sum(total_txns), 0) FROM pg_stat_replication_slots),
+	(SELECT coalesce(sum(total_bytes), 0) FROM pg_stat_replication_slots),
+	(SELECT n_tup_upd FROM pg_stat_user_tables WHERE relname = 'm')"
+SENDERS_SQL="SELECT string_agg(pid::text, ' ') FROM pg_stat_replication"
+APPLIERS_SQL="SELECT string_agg(pid::text, ' ') FROM pg_stat_subscription WHERE pid IS NOT NULL"
+
+# Sums of STATS_SQL over the three servers, and the CPU seconds of their
+# walsenders and apply workers.
+stats_now()
+{
+	local s tot=(0 0 0 0) row i ws=0 ap=0 pid
+	for s in a b c; do
+		q $s -c "SELECT pg_stat_force_next_flush()" >/dev/null
+		read -r -a row < <(q $s -F ' ' -c "$STATS_SQL")
+		for i in 0 1 2 3; do tot[i]=$((tot[i] + row[i])); done
+		for pid in $(q $s -c "$SENDERS_SQL"); do ws=$(calc "$ws + $(cpu_of "$pid")" 3); done
+		for pid in $(q $s -c "$APPLIERS_SQL"); do ap=$(calc "$ap + $(cpu_of "$pid")" 3); done
+	done
+	echo "${tot[*]} $ws $ap"
+}
+
+declare -A MESH
+mesh_run()
+{
+	local rate=$1 before after s lags bytes start conv made t0 t1 pids=()
+	local -a b a
+	q a -c "CHECKPOINT" ; q b -c "CHECKPOINT"; q c -c "CHECKPOINT"
+	t0=$(q a -c "SELECT sum(c::bigint) FROM m")
+	sleep 1
+	read -r -a b < <(stats_now)
+	for s in a b c; do
+		"$BIN/pgbench" -n -h "${HOST[$s]}" -p "${PORT[$s]}" -U postgres -c 2 -j 1 -R "$rate" \
+			-T "$MESH_SECONDS" -f "$WORK/inc_m.sql" postgres >"$WORK/pgb_$s.out" 2>&1 &
+		pids+=($!)
+	done
+	: >"$WORK/lag"
+	while kill -0 "${pids[0]}" 2>/dev/null; do
+		for s in a b c; do q $s -c "$SAMPLE_SQL" >>"$WORK/lag"; done
+		sleep 0.5
+	done
+	for p in "${pids[@]}"; do wait "$p" || die "pgbench failed: $(cat "$WORK"/pgb_*.out)"; done
+	start=$(date +%s.%N)
+	made=$(cat "$WORK"/pgb_*.out | sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' | paste -sd+ | bc)
+	for s in a b c; do wait_for $s "SELECT sum(c::bigint) FROM m" "$((t0 + made))"; done
+	conv=$(calc "$(date +%s.%N) - $start" 2)
+	sleep 1.5		# apply workers report their statistics within a second
+	read -r -a a < <(stats_now)
+	lags=$(awk '{print $1}' "$WORK/lag" | median)
+	bytes=$(awk '{print $2}' "$WORK/lag" | median | xargs printf '%.0f')
+	MESH[$rate]="$made $(calc "$made / $MESH_SECONDS" 0) $(calc "$lags * 1000" 0) \
+$(awk '{ if ($1 > m) m = $1 } END { printf "%.0f", m * 1000 }' "$WORK/lag") $bytes $conv \
+$(calc "(${a[0]} - ${b[0]}) / $made" 0) $(calc "(${a[1]} - ${b[1]}) / $made" 2) \
+$(calc "(${a[2]} - ${b[2]}) / $made" 0) $(calc "((${a[1]} - ${b[1]}) - ((${a[3]} - ${b[3]}) - $made)) / $made" 2) \
+$(calc "(${a[4]} - ${b[4]}) * 1000000 / $made" 0) $(calc "(${a[5]} - ${b[5]}) * 1000000 / $made" 0)"
+	say "  rate $rate/s per server: ${MESH[$rate]}"
+}
+
+say "mesh: 3 servers, $MESH_SECONDS s at each of the rates $RATES increments/s per server"
+for rate in $RATES; do mesh_run "$rate"; done
+for s in a b c; do
+	[ "$(q $s -c "SELECT count(*) FROM m, counter_crdt_shards(c) s")" = 3000 ] || die "$s: counters do not hold 3 shards"
+done
+[ "$(q a -c "SELECT md5(string_agg(c::text, ',' ORDER BY k)) FROM m")" = "$(q b -c "SELECT md5(string_agg(c::text, ',' ORDER BY k)) FROM m")" ] &&
+[ "$(q a -c "SELECT md5(string_agg(c::text, ',' ORDER BY k)) FROM m")" = "$(q c -c "SELECT md5(string_agg(c::text, ',' ORDER BY k)) FROM m")" ] ||
+	die "the three servers hold different states after the mesh runs"
+
+# --- the table -----------------------------------------------------------------
+CPU=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
+echo
+echo "replicated path: PostgreSQL $(q a -c 'SHOW server_version'), $(nproc) CPUs ($CPU), $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo
+printf '%-34s %14s %14s %8s %10s\n' "apply rate (backlog of $N_DONE)" "counter_crdt" "bigint" "ratio" "target"
+printf '%-34s %14s %14s %8s %10s\n' "increments applied per second" "$RATE_C/s" "$RATE_B/s" "$R_APPLY x" ">= 0.95 x"
+printf '%-34s %14s %14s %8s\n' "apply worker CPU (median, s)" "$MC_C" "$MC_B" "$R_APPLY_CPU x"
+printf '%-34s %14s %14s %8s %10s\n' "the same, binary = true: per second" "$RATE_CB/s" "$RATE_B/s" "$R_APPLY_BIN x" ">= 0.95 x"
+printf '%-34s %14s %14s %8s\n' "apply worker CPU, binary = true" "$MC_CB" "$MC_B" "$R_APPLY_BIN_CPU x"
+printf '%-34s %14s %14s\n' "WAL per increment on a (bytes)" "${WALPER[c]}" "${WALPER[b]}"
+echo "  all rounds (s): counter ${TIMES[c]}; counter, binary ${TIMES[cbin]}; bigint ${TIMES[b]}"
+echo
+printf '%-12s %10s %10s %9s %9s %12s %9s %10s %9s %11s %9s %13s %12s\n' "mesh, rate" "increments" "done/s" "lag med" "lag max" "behind med" "converge" "WAL/inc" "sent/inc" "decoded/inc" "echo/inc" "sender us/inc" "apply us/inc"
+for rate in $RATES; do
+	read -r made dps lmed lmax bmed conv wal sent dec echo cpus cpua <<<"${MESH[$rate]}"
+	printf '%-12s %10s %10s %7s ms %7s ms %10s B %7s s %8s B %9s %9s B %9s %13s %12s\n' "$rate/s x 3" "$made" "$dps" "$lmed" "$lmax" "$bmed" "$conv" "$wal" "$sent" "$dec" "$echo" "$cpus" "$cpua"
+done
+echo
+echo "* apply rate: increments applied per second by b's apply worker, backlog made on a by pgbench -c 4 -j 2 (random keys of 1,000 rows); the counter side runs the merge trigger (own-id check included), the bigint side applies plain updates; ratio = counter rate / bigint rate (median of $ROUNDS rounds each); binary = true: the subscription takes the values in the send/recv form instead of text (ALTER SUBSCRIPTION ... SET (binary = true))."
+echo "* mesh: lag = replay_lag of the walsenders (sampled every 0.5 s, median and max over all), behind = WAL bytes between a server's insert position and a subscriber's replay position (median); converge = time after the load stops until the three totals equal the increments made; WAL/inc = WAL bytes written on all three servers per increment; sent/inc = transactions decoded and sent by the walsenders per increment (2 without echo: one to each peer); echo/inc = applies that changed nothing (the merge trigger found the change already there); sender/apply us = CPU time of the walsenders / apply workers of all three servers, microseconds per increment (of the transactions they decode and send, sent/inc - 2 per increment are echoes; of the applies, echo/inc)."
