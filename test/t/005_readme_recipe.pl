@@ -16,7 +16,6 @@ use IPC::Run ();
 use Time::HiRes qw(usleep);
 use FindBin;
 use lib $FindBin::RealBin;
-use CounterCrdtMesh;
 use CounterCrdtSQL;
 use ReadmeMesh;
 
@@ -51,15 +50,7 @@ foreach my $n (@nodes)
 		$n->name . ': the subscriptions authenticated with scram-sha-256');
 }
 
-my $mesh = CounterCrdtMesh->new(
-	nodes => \@nodes,
-	db => 'app',
-	table => {
-		table => 'page_views',
-		key => 'page',
-		counter => 'views',
-		text_keys => 1
-	});
+my $mesh = readme_counters(@nodes);
 
 # The README's increment, once on each server: /home is 3 everywhere.
 readme_run($_, 'app', 'replication/increment') foreach @nodes;

@@ -20,7 +20,6 @@ use PostgreSQL::Test::Cluster;
 use Test::More;
 use FindBin;
 use lib $FindBin::RealBin;
-use CounterCrdtMesh;
 use CounterCrdtSQL;
 use ReadmeMesh;
 
@@ -28,13 +27,7 @@ srand(8);
 
 my %node = readme_mesh();
 my ($na, $nb, $nc) = @node{qw(a b c)};
-my $tbl = {
-	table => 'page_views',
-	key => 'page',
-	counter => 'views',
-	text_keys => 1
-};
-my $mesh = CounterCrdtMesh->new(nodes => [ $na, $nb, $nc ], db => 'app', table => $tbl);
+my $mesh = readme_counters($na, $nb, $nc);
 my @pages = map { "/p$_" } 1 .. 10;
 
 ok($mesh->run_workload([ $na, $nb, $nc ], 1, 150, \@pages),
@@ -54,7 +47,7 @@ $nd->safe_psql('app', q{
 my $old_a = $na->safe_psql('app', 'SELECT page, views FROM page_views ORDER BY page');
 $nd->safe_psql('app', "COPY page_views FROM STDIN (FORMAT text, DELIMITER '|');\n$old_a\n\\.\n")
   if $old_a ne '';
-my $d_own = CounterCrdtMesh->new(nodes => [$nd], db => 'app', table => $tbl);
+my $d_own = readme_counters($nd);
 ok($d_own->run_workload([$nd], 1, 100, [ '/p1', '/p2', '/d1', '/d2' ]),
 	'd counts on its own: every statement acknowledged');
 $mesh->{expected}{$_} += $d_own->{expected}{$_} foreach keys %{ $d_own->{expected} };

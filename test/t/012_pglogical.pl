@@ -25,7 +25,6 @@ use Test::More;
 use Time::HiRes qw(usleep);
 use FindBin;
 use lib $FindBin::RealBin;
-use CounterCrdtMesh;
 use CounterCrdtSQL;
 use ReadmeMesh;
 use ReadmeRecipe;
@@ -123,15 +122,7 @@ foreach my $n (@nodes)
 		$n->name . ": pglogical's connections authenticated by step 1's pg_hba.conf line");
 }
 
-my $mesh = CounterCrdtMesh->new(
-	nodes => \@nodes,
-	db => 'app',
-	table => {
-		table => 'page_views',
-		key => 'page',
-		counter => 'views',
-		text_keys => 1
-	});
+my $mesh = readme_counters(@nodes);
 
 # The README's increment, once on each server.
 readme_run($_, 'app', 'replication/increment') foreach @nodes;
@@ -216,7 +207,7 @@ readme_run($nd, 'postgres', 'pglogical/setup');
 $nd->safe_psql('app', q{LOAD 'counter_crdt';
 	ALTER SYSTEM SET counter_crdt.node_id = '658c0aa2-d0e7-31fa-b458-55fc3f5d6c66';
 	SELECT pg_reload_conf();});
-my $d_own = CounterCrdtMesh->new(nodes => [$nd], db => 'app', table => $mesh->{table});
+my $d_own = readme_counters($nd);
 ok($d_own->run_workload([$nd], 1, 100, [ '/p2', '/p3', '/d1', '/d2' ]),
 	'd counts on its own: every statement acknowledged');
 $mesh->{expected}{$_} += $d_own->{expected}{$_} foreach keys %{ $d_own->{expected} };

@@ -17,6 +17,7 @@
 #   my $d = readme_node('d');               # configured as in step 1
 #   readme_run($d, 'postgres', 'replication/setup');
 #   readme_run($node{a}, 'app', 'replication/join-to-d', 'd');
+#   my $mesh = readme_counters(values %node);   # workloads and checks on page_views
 package ReadmeMesh;
 
 use strict;
@@ -28,7 +29,9 @@ use PostgreSQL::Test::Utils ();
 use Test::More;
 use Time::HiRes ();
 use ReadmeRecipe;
-our @EXPORT = qw(readme_node readme_run readme_mesh readme_wait_subscriptions);
+use CounterCrdtMesh;
+our @EXPORT =
+  qw(readme_node readme_run readme_mesh readme_wait_subscriptions readme_counters);
 
 my %node_of;    # README host name => node, for the host substitutions
 my $seq = 0;
@@ -142,6 +145,23 @@ sub readme_mesh
 			"step 4 on $s: both subscriptions have their table and a running worker");
 	}
 	return %node;
+}
+
+# The README's table, page_views (page text PRIMARY KEY, views counter_crdt)
+# in database app, as a CounterCrdtMesh over @nodes: its workloads and its
+# convergence checks.
+sub readme_counters
+{
+	my @nodes = @_;
+	return CounterCrdtMesh->new(
+		nodes => \@nodes,
+		db => 'app',
+		table => {
+			table => 'page_views',
+			key => 'page',
+			counter => 'views',
+			text_keys => 1
+		});
 }
 
 1;
