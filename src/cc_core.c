@@ -12,6 +12,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 
 cc_code
@@ -59,6 +60,19 @@ cc_check_canonical(const unsigned char *s, size_t n, cc_code fail,
 		prev = cur;
 	}
 	return CC_OK;
+}
+
+static int
+cc_shard_id_cmp(const void *a, const void *b)
+{
+	return cc_id_cmp((const uint8_t *) a, (const uint8_t *) b);
+}
+
+cc_code
+cc_sort_canonical(unsigned char *s, size_t n, cc_code fail, cc_error *err)
+{
+	qsort(s, n, CC_SHARD_SIZE, cc_shard_id_cmp);
+	return cc_check_canonical(s, n, fail, err);
 }
 
 /*

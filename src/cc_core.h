@@ -147,6 +147,14 @@ cc_code		cc_fail(cc_error *err, cc_code code, const char *fmt,...) CC_PRINTF(3, 
 cc_code		cc_check_canonical(const unsigned char *s, size_t n, cc_code fail,
 							   cc_error *err);
 
+/*
+ * Sorts shards read in any order by id, then checks the canonical form (a
+ * duplicate id is refused): what the text and JSON parsers do with shards
+ * that did not come in ascending order.
+ */
+cc_code		cc_sort_canonical(unsigned char *s, size_t n, cc_code fail,
+							  cc_error *err);
+
 /* Exact sum of the shard values; CC_ERR_OVERFLOW outside int64. */
 cc_code		cc_sum(const unsigned char *s, size_t n, int64_t *out, cc_error *err);
 

@@ -382,12 +382,6 @@ cc_jshard(cc_jparser *p, size_t index, cc_shard *sh)
 	return CC_OK;
 }
 
-static int
-cc_jshard_cmp(const void *a, const void *b)
-{
-	return cc_id_cmp((const uint8_t *) a, (const uint8_t *) b);
-}
-
 /* The array of shards, into out, sorted; duplicates are refused. */
 static cc_code
 cc_jshards(cc_jparser *p, unsigned char *out, size_t capacity, size_t *n)
@@ -417,8 +411,7 @@ cc_jshards(cc_jparser *p, unsigned char *out, size_t capacity, size_t *n)
 		}
 	if (!sorted)
 	{
-		qsort(out, count, CC_SHARD_SIZE, cc_jshard_cmp);
-		if ((rc = cc_check_canonical(out, count, CC_ERR_SYNTAX, p->err)) != CC_OK)
+		if ((rc = cc_sort_canonical(out, count, CC_ERR_SYNTAX, p->err)) != CC_OK)
 			return rc;
 	}
 	*n = count;

@@ -232,12 +232,6 @@ cc_expect(cc_parser *p, char c, const char *context)
 	return cc_syntax(p, "Expected \"%c\" %s", c, context);
 }
 
-static int
-cc_shard_cmp(const void *a, const void *b)
-{
-	return cc_id_cmp((const uint8_t *) a, (const uint8_t *) b);
-}
-
 size_t
 cc_parse_capacity(const char *str, size_t len)
 {
@@ -326,8 +320,7 @@ cc_parse(const char *str, size_t len, unsigned char *out,
 
 	if (!sorted)
 	{
-		qsort(out, count, CC_SHARD_SIZE, cc_shard_cmp);
-		if ((rc = cc_check_canonical(out, count, CC_ERR_SYNTAX, err)) != CC_OK)
+		if ((rc = cc_sort_canonical(out, count, CC_ERR_SYNTAX, err)) != CC_OK)
 			return rc;
 	}
 	*n = count;
