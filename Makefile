@@ -9,7 +9,7 @@ EXTENSION = counter_crdt
 MODULE_big = counter_crdt
 EXTVERSION = 1.3
 
-CORE_SRCS = src/cc_core.c src/cc_text.c src/cc_ids.c src/cc_json.c
+CORE_SRCS = src/cc_core.c src/cc_text.c src/cc_ids.c src/cc_json.c src/cc_stored.c
 GLUE_SRCS = src/counter_crdt.c src/type_io.c src/functions.c src/aggregate.c \
 	src/replication.c src/operations.c src/json.c src/compare.c \
 	src/table_digest.c src/hashing.c

@@ -128,12 +128,16 @@ cc_agg_add(MemoryContext aggcontext, CcAggState *st,
 	st->spare = tmp;
 }
 
+#define CC_AGG_LOCAL_SHARDS 16
+
 Datum
 counter_crdt_merge_agg_trans(PG_FUNCTION_ARGS)
 {
 	MemoryContext aggcontext = cc_agg_context(fcinfo);
 	CcAggState *st = PG_ARGISNULL(0) ? NULL : (CcAggState *) PG_GETARG_POINTER(0);
 	cc_view		v;
+	/* narrow inputs of a few shards are widened here, without an allocation */
+	unsigned char local[CC_AGG_LOCAL_SHARDS * CC_SHARD_SIZE];
 
 	if (PG_ARGISNULL(1))
 	{
@@ -141,7 +145,7 @@ counter_crdt_merge_agg_trans(PG_FUNCTION_ARGS)
 			PG_RETURN_NULL();
 		PG_RETURN_POINTER(st);
 	}
-	cc_datum_view(PG_GETARG_DATUM(1), &v);
+	cc_datum_view_buf(PG_GETARG_DATUM(1), &v, local, CC_AGG_LOCAL_SHARDS);
 	if (st == NULL)
 		st = cc_agg_new(aggcontext, v.n);
 	cc_agg_add(aggcontext, st, v.shards, v.n, v.tombstone);
@@ -180,6 +184,7 @@ counter_crdt_merge_agg_final(PG_FUNCTION_ARGS)
 	st = (CcAggState *) PG_GETARG_POINTER(0);
 	result = cc_make(st->n, st->tombstone, &shards);
 	memcpy(shards, st->buf, st->n * CC_SHARD_SIZE);
+	cc_finish(result, st->n);
 	PG_RETURN_POINTER(result);
 }
 

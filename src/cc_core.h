@@ -320,6 +320,80 @@ cc_code		cc_decode_header(const unsigned char *buf, size_t len,
 cc_code		cc_decode_shards(const unsigned char *buf, size_t n,
 							 unsigned char *out, cc_error *err);
 
+/* --- stored form (cc_stored.c) --- */
+
+/*
+ * How a value lies in a table, after PostgreSQL's varlena header.  Numbers
+ * are in the server's native byte order, as PostgreSQL stores its own.
+ *
+ * Version 1 (written by 1.0 to 1.2, read forever):
+ *	  version 1 | flags (0x01 tombstone) | 2 zero bytes |
+ *	  shards of 32 bytes: id[16], clock int64, value int64
+ *
+ * Version 2 (written since 1.3):
+ *	  version 2 | flags | 2 zero bytes | total int64 |
+ *	  shards of 32 bytes as in version 1, or of 24 with flag NARROW:
+ *	  id[16], clock uint32, value int32
+ *
+ * Version 2 flags: 0x01 tombstone (no shards, total 0); 0x02 the exact sum
+ * of the values leaves bigint (total 0, and reading the value is an error,
+ * 22003); 0x04 narrow shards, set when there are shards and every clock
+ * fits uint32 and every value int32.  The total sits in the first 12 bytes
+ * so that a read of a compressed or out-of-line value needs only a slice.
+ * Ids stay 16 bytes, ascending, in both layouts.
+ */
+#define CC_STORED_V1			1
+#define CC_STORED_V2			2
+#define CC_STORED_V1_HEADER		4
+#define CC_STORED_HEADER		12
+#define CC_STORED_FLAG_TOMBSTONE 0x01
+#define CC_STORED_FLAG_OVERFLOW	0x02
+#define CC_STORED_FLAG_NARROW	0x04
+#define CC_NARROW_SHARD_SIZE	24
+
+/* A stored value as read: its shards as they lie, and the kept total. */
+typedef struct cc_stored
+{
+	const unsigned char *shards;	/* n records of 32 bytes, or 24 if narrow */
+	size_t		n;
+	bool		tombstone;
+	bool		narrow;
+	bool		total_kept;		/* version 2: total and overflow are kept */
+	bool		overflow;
+	int64_t		total;
+} cc_stored;
+
+/*
+ * Checks the header and the length of a stored value of either version
+ * (CC_ERR_BINARY when they are not a value's: corruption, since users never
+ * write stored bytes) and describes it.  Shards are not walked.
+ */
+cc_code		cc_stored_open(const unsigned char *data, size_t len, cc_stored *s,
+						   cc_error *err);
+
+/*
+ * The same for the first bytes of a version 2 value only (at least
+ * CC_STORED_HEADER of them: what a detoast slice gives): tombstone and
+ * total are filled, n is 0.
+ */
+cc_code		cc_stored_prefix(const unsigned char *data, size_t avail,
+							 cc_stored *s, cc_error *err);
+
+/* The n shards as 32-byte records in out (room for n), whatever the layout. */
+void		cc_stored_widen(const cc_stored *s, unsigned char *out);
+
+/*
+ * The exact sum of the values: the kept total, or the walk of a version 1
+ * value; CC_ERR_OVERFLOW outside bigint.  Not for tombstones.
+ */
+cc_code		cc_stored_value(const cc_stored *s, int64_t *out, cc_error *err);
+
+/*
+ * Packs a value built as CC_STORED_HEADER bytes of room and then n
+ * canonical 32-byte records into version 2, in place; returns its length.
+ */
+size_t		cc_stored_pack(unsigned char *data, size_t n, bool tombstone);
+
 /* --- text form (cc_text.c) --- */
 
 /* Upper bound on the shards that text of this length can hold. */

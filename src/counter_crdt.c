@@ -143,35 +143,91 @@ cc_node_id(void)
 	return node_id_default;
 }
 
+/* A stored value that is not one: corruption, never user input. */
+static void
+cc_corrupt(const cc_error *err)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("corrupt counter_crdt value"),
+			 errdetail("%s", err->detail)));
+}
+
 /*
  * Reads a value where it lies, decompressing or fetching it only if it is
- * toasted, and checks its header.  A bad header means the stored bytes are
- * not a value of this format: corruption, never user input, which every
- * entry point checks.
+ * toasted, and checks its header.  Shards of 32 bytes are used in place;
+ * narrow ones are widened into buf when they fit its capacity (in shards),
+ * else into memory of the current context.
  */
+void
+cc_datum_view_buf(Datum d, cc_view *v, unsigned char *buf, size_t capacity)
+{
+	struct varlena *p = DatumGetCounterCrdtP(d);
+	cc_stored	s;
+	cc_error	err;
+
+	if (cc_stored_open((const unsigned char *) VARDATA_ANY(p),
+					   VARSIZE_ANY_EXHDR(p), &s, &err) != CC_OK)
+		cc_corrupt(&err);
+	v->tombstone = s.tombstone;
+	v->n = s.n;
+	if (!s.narrow)
+		v->shards = s.shards;
+	else
+	{
+		unsigned char *out = s.n <= capacity ? buf : palloc(s.n * CC_SHARD_SIZE);
+
+		cc_stored_widen(&s, out);
+		v->shards = out;
+	}
+}
+
 void
 cc_datum_view(Datum d, cc_view *v)
 {
-	struct varlena *p = DatumGetCounterCrdtP(d);
-	const unsigned char *data = (const unsigned char *) VARDATA_ANY(p);
-	size_t		len = VARSIZE_ANY_EXHDR(p);
+	cc_datum_view_buf(d, v, NULL, 0);
+}
 
-	if (len < CC_DISK_HEADER ||
-		data[0] != CC_DISK_VERSION ||
-		(data[1] & ~CC_DISK_FLAG_TOMBSTONE) != 0 ||
-		data[2] != 0 || data[3] != 0 ||
-		(len - CC_DISK_HEADER) % CC_SHARD_SIZE != 0 ||
-		((data[1] & CC_DISK_FLAG_TOMBSTONE) && len != CC_DISK_HEADER))
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("corrupt counter_crdt value"),
-				 errdetail("The stored value has %zu bytes and header %02x %02x %02x %02x.",
-						   len,
-						   len > 0 ? data[0] : 0, len > 1 ? data[1] : 0,
-						   len > 2 ? data[2] : 0, len > 3 ? data[3] : 0)));
-	v->tombstone = (data[1] & CC_DISK_FLAG_TOMBSTONE) != 0;
-	v->shards = data + CC_DISK_HEADER;
-	v->n = (len - CC_DISK_HEADER) / CC_SHARD_SIZE;
+/*
+ * The value of a counter, false for a tombstone; 22003 outside bigint.  A
+ * version 2 value keeps its total in its first bytes: an inline one is read
+ * in place, a compressed or out-of-line one through a slice of those bytes
+ * (only that prefix is decompressed, only the first chunk fetched).
+ */
+bool
+cc_datum_value(Datum d, int64 *value)
+{
+	struct varlena *raw = (struct varlena *) DatumGetPointer(d);
+	cc_stored	s;
+	cc_error	err;
+	cc_code		rc;
+
+	if (VARATT_IS_EXTERNAL(raw) || VARATT_IS_COMPRESSED(raw))
+	{
+		struct varlena *slice = PG_DETOAST_DATUM_SLICE(d, 0, CC_STORED_HEADER);
+		const unsigned char *data = (const unsigned char *) VARDATA_ANY(slice);
+		size_t		len = VARSIZE_ANY_EXHDR(slice);
+
+		if (len > 0 && data[0] == CC_STORED_V2)
+			rc = cc_stored_prefix(data, len, &s, &err);
+		else
+		{
+			struct varlena *p = DatumGetCounterCrdtP(d);
+
+			rc = cc_stored_open((const unsigned char *) VARDATA_ANY(p),
+								VARSIZE_ANY_EXHDR(p), &s, &err);
+		}
+	}
+	else
+		rc = cc_stored_open((const unsigned char *) VARDATA_ANY(raw),
+							VARSIZE_ANY_EXHDR(raw), &s, &err);
+	if (rc != CC_OK)
+		cc_corrupt(&err);
+	if (s.tombstone)
+		return false;
+	if (cc_stored_value(&s, value, &err) != CC_OK)
+		cc_report(&err, NULL);
+	return true;
 }
 
 void
@@ -186,8 +242,9 @@ cc_check_count(size_t n)
 }
 
 /*
- * Allocates a value with room for capacity shards, its header set and its
- * length set for all of them; cc_set_count() shortens it.
+ * Allocates a value with room for capacity shards of 32 bytes, written at
+ * *shards; cc_finish() packs the n of them the caller wrote.  The flag byte
+ * may be set to a tombstone until then.
  */
 struct varlena *
 cc_make(size_t capacity, bool tombstone, unsigned char **shards)
@@ -196,19 +253,24 @@ cc_make(size_t capacity, bool tombstone, unsigned char **shards)
 	unsigned char *data;
 
 	cc_check_count(capacity);
-	r = palloc0(VARHDRSZ + CC_DISK_HEADER + capacity * CC_SHARD_SIZE);
-	SET_VARSIZE(r, VARHDRSZ + CC_DISK_HEADER + capacity * CC_SHARD_SIZE);
+	r = palloc0(VARHDRSZ + CC_STORED_HEADER + capacity * CC_SHARD_SIZE);
+	SET_VARSIZE(r, VARHDRSZ + CC_STORED_HEADER + capacity * CC_SHARD_SIZE);
 	data = (unsigned char *) VARDATA(r);
-	data[0] = CC_DISK_VERSION;
-	data[1] = tombstone ? CC_DISK_FLAG_TOMBSTONE : 0;
-	*shards = data + CC_DISK_HEADER;
+	data[0] = CC_STORED_V2;
+	data[1] = tombstone ? CC_STORED_FLAG_TOMBSTONE : 0;
+	*shards = data + CC_STORED_HEADER;
 	return r;
 }
 
+/* Packs the first n shards of a value made by cc_make() into version 2. */
 void
-cc_set_count(struct varlena *result, size_t n)
+cc_finish(struct varlena *result, size_t n)
 {
-	SET_VARSIZE(result, VARHDRSZ + CC_DISK_HEADER + n * CC_SHARD_SIZE);
+	unsigned char *data = (unsigned char *) VARDATA(result);
+
+	SET_VARSIZE(result, VARHDRSZ +
+				cc_stored_pack(data, n,
+							   (data[1] & CC_STORED_FLAG_TOMBSTONE) != 0));
 }
 
 /*
@@ -234,7 +296,7 @@ cc_merge_datums(Datum a, Datum b, cc_merge_kind *kind)
 	if (*kind == CC_MERGE_TAKE_B)
 		return db;
 	result = cc_make(va.n + vb.n, false, &shards);
-	cc_set_count(result, cc_merge(va.shards, va.n, vb.shards, vb.n, shards));
+	cc_finish(result, cc_merge(va.shards, va.n, vb.shards, vb.n, shards));
 	return PointerGetDatum(result);
 }
 

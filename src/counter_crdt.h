@@ -2,19 +2,18 @@
  * counter_crdt.h
  *	  The on-disk form of counter_crdt and the glue shared by the fmgr files.
  *
- * On disk a value is a varlena:
+ * On disk a value is a varlena whose bytes are one of the two layouts of
+ * cc_core.h ("stored form"): version 1, written by 1.0 to 1.2, and version
+ * 2, written since 1.3, which keeps the exact total in its first 12 bytes
+ * and stores shards of small clocks and values in 24 bytes instead of 32.
+ * Nothing rewrites a stored value: a version 1 value is read where it lies
+ * and becomes version 2 when it next changes.
  *
- *	  varlena header	1 or 4 bytes (PostgreSQL's)
- *	  version			1 byte, CC_DISK_VERSION
- *	  flags				1 byte, CC_DISK_FLAG_TOMBSTONE; other bits must be zero
- *	  reserved			2 bytes, must be zero
- *	  shards			32 bytes each: id[16], clock int64, value int64, in
- *						native byte order, ids strictly ascending
- *
- * The shard count follows from the length.  A value of three shards takes
- * 101 bytes in a table (1-byte header).  Values are read where they lie,
- * short header and all, with no copy to align them: the core reads shards
- * through memcpy.
+ * Every fmgr function works on canonical 32-byte shard records (cc_view):
+ * cc_datum_view() gives them in place for 32-byte layouts and widens narrow
+ * ones; cc_make() and cc_finish() build a new value from such records and
+ * pack it.  A value of three narrow shards takes 85 bytes in a table (1-byte
+ * header), against 101 in version 1.
  */
 #ifndef COUNTER_CRDT_H
 #define COUNTER_CRDT_H
@@ -29,21 +28,20 @@
 
 #include "cc_core.h"
 
-#define CC_DISK_VERSION			1
-#define CC_DISK_FLAG_TOMBSTONE	0x01
-#define CC_DISK_HEADER			4
-
 /* The most shards one value may hold: it must fit one allocation. */
 #define CC_MAX_SHARDS \
-	((MaxAllocSize - VARHDRSZ - CC_DISK_HEADER) / CC_SHARD_SIZE)
+	((MaxAllocSize - VARHDRSZ - CC_STORED_HEADER) / CC_SHARD_SIZE)
 
 #define DatumGetCounterCrdtP(X)		((struct varlena *) PG_DETOAST_DATUM_PACKED(X))
 
 /* counter_crdt.c */
 extern void cc_datum_view(Datum d, cc_view *v);
+extern void cc_datum_view_buf(Datum d, cc_view *v, unsigned char *buf,
+							  size_t capacity);
+extern bool cc_datum_value(Datum d, int64 *value);
 extern struct varlena *cc_make(size_t capacity, bool tombstone,
 							   unsigned char **shards);
-extern void cc_set_count(struct varlena *result, size_t n);
+extern void cc_finish(struct varlena *result, size_t n);
 extern void cc_check_count(size_t n);
 extern Datum cc_merge_datums(Datum a, Datum b, cc_merge_kind *kind);
 extern void cc_report(const cc_error *err, const char *input) pg_attribute_noreturn();

@@ -67,7 +67,7 @@ cc_apply(FunctionCallInfo fcinfo, const uint8_t *writer, bool subtract)
 	if (cc_increment(v.shards, v.n, writer, delta, subtract,
 					 shards, &n, &err) != CC_OK)
 		cc_report(&err, NULL);
-	cc_set_count(result, n);
+	cc_finish(result, n);
 	PG_RETURN_POINTER(result);
 }
 
@@ -130,23 +130,18 @@ counter_crdt_increment_at(PG_FUNCTION_ARGS)
 		pfree(result);
 		PG_RETURN_DATUM(PointerGetDatum(DatumGetCounterCrdtP(PG_GETARG_DATUM(0))));
 	}
-	cc_set_count(result, n);
+	cc_finish(result, n);
 	PG_RETURN_POINTER(result);
 }
 
 Datum
 counter_crdt_value(PG_FUNCTION_ARGS)
 {
-	cc_view		v;
-	int64_t		sum;
-	cc_error	err;
+	int64		value;
 
-	cc_datum_view(PG_GETARG_DATUM(0), &v);
-	if (v.tombstone)
+	if (!cc_datum_value(PG_GETARG_DATUM(0), &value))
 		PG_RETURN_NULL();
-	if (cc_sum(v.shards, v.n, &sum, &err) != CC_OK)
-		cc_report(&err, NULL);
-	PG_RETURN_INT64(sum);
+	PG_RETURN_INT64(value);
 }
 
 /*
@@ -378,6 +373,6 @@ counter_crdt_difference(PG_FUNCTION_ARGS)
 		case CC_DIFF_SHARDS:
 			break;
 	}
-	cc_set_count(result, n);
+	cc_finish(result, n);
 	PG_RETURN_POINTER(result);
 }

@@ -54,8 +54,8 @@ cc_from_json_text(const char *str, size_t len)
 	if (cc_json_parse(str, len, shards, &n, &tombstone, &err) != CC_OK)
 		cc_report(&err, str);
 	if (tombstone)
-		((unsigned char *) VARDATA(result))[1] = CC_DISK_FLAG_TOMBSTONE;
-	cc_set_count(result, n);
+		((unsigned char *) VARDATA(result))[1] = CC_STORED_FLAG_TOMBSTONE;
+	cc_finish(result, n);
 	return PointerGetDatum(result);
 }
 

@@ -37,8 +37,8 @@ counter_crdt_in(PG_FUNCTION_ARGS)
 	if (cc_parse(str, len, shards, &n, &tombstone, &err) != CC_OK)
 		cc_report(&err, str);
 	if (tombstone)
-		((unsigned char *) VARDATA(result))[1] = CC_DISK_FLAG_TOMBSTONE;
-	cc_set_count(result, n);
+		((unsigned char *) VARDATA(result))[1] = CC_STORED_FLAG_TOMBSTONE;
+	cc_finish(result, n);
 	PG_RETURN_POINTER(result);
 }
 
@@ -78,6 +78,7 @@ counter_crdt_recv(PG_FUNCTION_ARGS)
 	result = cc_make(n, tombstone, &shards);
 	if (cc_decode_shards(data, n, shards, &err) != CC_OK)
 		cc_report(&err, NULL);
+	cc_finish(result, n);
 	buf->cursor = buf->len;
 	PG_RETURN_POINTER(result);
 }

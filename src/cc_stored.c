@@ -1,0 +1,189 @@
+/*
+ * cc_stored.c
+ *	  The stored form of counter_crdt: how a value lies in a table, after
+ *	  PostgreSQL's varlena header.  Two layouts, told apart by their first
+ *	  byte (cc_core.h has the byte map); the library reads both forever and
+ *	  writes version 2.  Nothing here allocates: narrow shards are widened
+ *	  into the caller's buffer, and a value is packed where it was built.
+ */
+#include "cc_core.h"
+
+static bool
+cc_fits_narrow(const cc_shard *s)
+{
+	return s->clock <= (int64_t) UINT32_MAX &&
+		s->value >= INT32_MIN && s->value <= INT32_MAX;
+}
+
+/* A narrow shard: id, clock as uint32, value as int32, native order. */
+static void
+cc_load_narrow(const unsigned char *base, size_t i, cc_shard *s)
+{
+	const unsigned char *p = base + i * CC_NARROW_SHARD_SIZE;
+	uint32_t	clock;
+	int32_t		value;
+
+	memcpy(s->id, p, CC_ID_LEN);
+	memcpy(&clock, p + CC_ID_LEN, sizeof(clock));
+	memcpy(&value, p + CC_ID_LEN + sizeof(clock), sizeof(value));
+	s->clock = clock;
+	s->value = value;
+}
+
+static void
+cc_store_narrow(unsigned char *base, size_t i, const cc_shard *s)
+{
+	unsigned char *p = base + i * CC_NARROW_SHARD_SIZE;
+	uint32_t	clock = (uint32_t) s->clock;
+	int32_t		value = (int32_t) s->value;
+
+	memcpy(p, s->id, CC_ID_LEN);
+	memcpy(p + CC_ID_LEN, &clock, sizeof(clock));
+	memcpy(p + CC_ID_LEN + sizeof(clock), &value, sizeof(value));
+}
+
+static cc_code
+cc_stored_corrupt(cc_error *err, const unsigned char *data, size_t len,
+				  const char *what)
+{
+	return cc_fail(err, CC_ERR_BINARY,
+				   "%s (%zu bytes, header %02x %02x %02x %02x).", what, len,
+				   len > 0 ? data[0] : 0, len > 1 ? data[1] : 0,
+				   len > 2 ? data[2] : 0, len > 3 ? data[3] : 0);
+}
+
+cc_code
+cc_stored_open(const unsigned char *data, size_t len, cc_stored *s,
+			   cc_error *err)
+{
+	uint8_t		flags;
+	size_t		head,
+				size;
+
+	if (len < CC_STORED_V1_HEADER || data[2] != 0 || data[3] != 0)
+		return cc_stored_corrupt(err, data, len, "The header is not one of a stored value");
+	flags = data[1];
+	memset(s, 0, sizeof(*s));
+	if (data[0] == CC_STORED_V1)
+	{
+		if (flags & ~CC_STORED_FLAG_TOMBSTONE)
+			return cc_stored_corrupt(err, data, len, "Unknown flags in a version 1 value");
+		head = CC_STORED_V1_HEADER;
+		size = CC_SHARD_SIZE;
+	}
+	else if (data[0] == CC_STORED_V2)
+	{
+		if (len < CC_STORED_HEADER ||
+			(flags & ~(CC_STORED_FLAG_TOMBSTONE | CC_STORED_FLAG_OVERFLOW |
+					   CC_STORED_FLAG_NARROW)))
+			return cc_stored_corrupt(err, data, len, "A version 2 header is short or has unknown flags");
+		head = CC_STORED_HEADER;
+		size = (flags & CC_STORED_FLAG_NARROW) ? CC_NARROW_SHARD_SIZE : CC_SHARD_SIZE;
+		s->total_kept = true;
+		s->overflow = (flags & CC_STORED_FLAG_OVERFLOW) != 0;
+		s->narrow = (flags & CC_STORED_FLAG_NARROW) != 0;
+		memcpy(&s->total, data + CC_STORED_V1_HEADER, sizeof(s->total));
+		if (s->overflow && s->total != 0)
+			return cc_stored_corrupt(err, data, len, "A total out of range is stored with a number");
+	}
+	else
+		return cc_stored_corrupt(err, data, len, "Unknown layout version");
+	if ((len - head) % size != 0)
+		return cc_stored_corrupt(err, data, len, "The shards do not fill the value");
+	s->tombstone = (flags & CC_STORED_FLAG_TOMBSTONE) != 0;
+	if (s->tombstone &&
+		(len != head || (flags & ~CC_STORED_FLAG_TOMBSTONE) || s->total != 0))
+		return cc_stored_corrupt(err, data, len, "A tombstone has shards, flags or a total");
+	s->shards = data + head;
+	s->n = (len - head) / size;
+	return CC_OK;
+}
+
+cc_code
+cc_stored_prefix(const unsigned char *data, size_t avail, cc_stored *s,
+				 cc_error *err)
+{
+	if (avail < CC_STORED_V1_HEADER || data[0] != CC_STORED_V2)
+		return cc_stored_open(data, avail, s, err);
+	if (avail > CC_STORED_HEADER)
+		avail = CC_STORED_HEADER;
+	/* the header alone, as a value with no shards would be */
+	return cc_stored_open(data, avail, s, err);
+}
+
+void
+cc_stored_widen(const cc_stored *s, unsigned char *out)
+{
+	if (!s->narrow)
+	{
+		memcpy(out, s->shards, s->n * CC_SHARD_SIZE);
+		return;
+	}
+	for (size_t i = 0; i < s->n; i++)
+	{
+		cc_shard	sh;
+
+		cc_load_narrow(s->shards, i, &sh);
+		cc_store(out, i, &sh);
+	}
+}
+
+cc_code
+cc_stored_value(const cc_stored *s, int64_t *out, cc_error *err)
+{
+	if (!s->total_kept)
+		return cc_sum(s->shards, s->n, out, err);
+	if (s->overflow)
+		return cc_fail(err, CC_ERR_OVERFLOW,
+					   "The sum of the shard values leaves the bigint range.");
+	*out = s->total;
+	return CC_OK;
+}
+
+size_t
+cc_stored_pack(unsigned char *data, size_t n, bool tombstone)
+{
+	unsigned char *shards = data + CC_STORED_HEADER;
+	int64_t		total = 0;
+	uint8_t		flags = 0;
+	bool		narrow = true;
+
+	if (tombstone)
+		flags = CC_STORED_FLAG_TOMBSTONE;
+	else
+	{
+		if (cc_sum(shards, n, &total, NULL) != CC_OK)
+		{
+			flags |= CC_STORED_FLAG_OVERFLOW;
+			total = 0;
+		}
+		for (size_t i = 0; i < n && narrow; i++)
+		{
+			cc_shard	sh;
+
+			cc_load(shards, i, &sh);
+			narrow = cc_fits_narrow(&sh);
+		}
+		if (narrow && n > 0)
+		{
+			flags |= CC_STORED_FLAG_NARROW;
+			/* front to back: record i lands at or before where it was read */
+			for (size_t i = 0; i < n; i++)
+			{
+				cc_shard	sh;
+
+				cc_load(shards, i, &sh);
+				cc_store_narrow(shards, i, &sh);
+			}
+		}
+	}
+	data[0] = CC_STORED_V2;
+	data[1] = flags;
+	data[2] = 0;
+	data[3] = 0;
+	memcpy(data + CC_STORED_V1_HEADER, &total, sizeof(total));
+	if (tombstone)
+		return CC_STORED_HEADER;
+	return CC_STORED_HEADER +
+		n * ((flags & CC_STORED_FLAG_NARROW) ? CC_NARROW_SHARD_SIZE : CC_SHARD_SIZE);
+}
