@@ -14,6 +14,16 @@
 --
 -- 1.3 section: many writers
 --
+-- Values are written in the second stored layout by the library itself,
+-- whatever the extension's version; values of the first stay as they lie.
+-- What changes here is where new columns keep large values: writer ids are
+-- random and do not compress, so compressing a value of many writers fails
+-- and only costs time, and moving it out of line makes every read a TOAST
+-- fetch.  MAIN keeps a value inline up to about 8 kB, compressing it only
+-- when the row does not fit otherwise.  Existing columns keep theirs
+-- (ALTER TABLE ... ALTER COLUMN c SET STORAGE MAIN changes one).
+
+ALTER TYPE @extschema@.counter_crdt SET (STORAGE = main);
 
 
 --
