@@ -44,7 +44,10 @@ SELECT c::bytea AS stored
 SELECT '{00000000-0000-0000-0000-00000000000a:1:9223372036854775807, 00000000-0000-0000-0000-00000000000b:1:1}'::counter_crdt::bigint;
 SELECT counter_crdt_merge('{00000000-0000-0000-0000-00000000000a:1:9223372036854775807, 00000000-0000-0000-0000-00000000000b:1:1}',
                           '{00000000-0000-0000-0000-00000000000b:2:0}')::bigint AS back_in_range;
-SELECT '{00000000-0000-0000-0000-00000000000a:1:-9223372036854775808, 00000000-0000-0000-0000-00000000000b:1:-1}'::counter_crdt + 0;
+SET counter_crdt.node_id = '00000000-0000-0000-0000-00000000000c';
+SELECT c, substr(c::bytea, 1, 2) AS header
+  FROM (SELECT '{00000000-0000-0000-0000-00000000000a:1:-9223372036854775808, 00000000-0000-0000-0000-00000000000b:1:-1}'::counter_crdt + 0 AS c) s;
+RESET counter_crdt.node_id;
 
 -- Values as 1.2 stored them (version 1: a 4-byte header, then 32-byte
 -- shards of id, clock int64, value int64).
