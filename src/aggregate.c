@@ -133,8 +133,9 @@ cc_agg_add(MemoryContext aggcontext, CcAggState *st,
 Datum
 counter_crdt_merge_agg_trans(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggcontext = cc_agg_context(fcinfo);
 	CcAggState *st = PG_ARGISNULL(0) ? NULL : (CcAggState *) PG_GETARG_POINTER(0);
+	MemoryContext aggcontext;
+	cc_stored	s;
 	cc_view		v;
 	/* narrow inputs of a few shards are widened here, without an allocation */
 	unsigned char local[CC_AGG_LOCAL_SHARDS * CC_SHARD_SIZE];
@@ -145,7 +146,13 @@ counter_crdt_merge_agg_trans(PG_FUNCTION_ARGS)
 			PG_RETURN_NULL();
 		PG_RETURN_POINTER(st);
 	}
-	cc_datum_view_buf(PG_GETARG_DATUM(1), &v, local, CC_AGG_LOCAL_SHARDS);
+	cc_datum_stored(PG_GETARG_DATUM(1), &s);
+	/* the common case: narrow shards, all of whose ids the state holds */
+	if (st != NULL && s.narrow && st->n > 0 && !st->tombstone &&
+		cc_merge_into_narrow(st->buf, st->n, s.shards, s.n))
+		PG_RETURN_POINTER(st);
+	cc_stored_view(&s, &v, local, CC_AGG_LOCAL_SHARDS);
+	aggcontext = cc_agg_context(fcinfo);
 	if (st == NULL)
 		st = cc_agg_new(aggcontext, v.n);
 	cc_agg_add(aggcontext, st, v.shards, v.n, v.tombstone);

@@ -200,47 +200,91 @@ cc_merge_count(const unsigned char *a, size_t na,
 }
 
 /*
- * Walks b against a, both sorted, for the two merges that need no new
- * shard: false as soon as b holds an id that a lacks.  A shard of b that
+ * Walks b against a, both sorted, for the merges that need no new shard:
+ * false as soon as b holds an id that a lacks.  b's shards are 24-byte
+ * narrow records of the stored form when narrow is set.  A shard of b that
  * wins over a's is written into out (a itself) when out is given, and makes
  * the walk fail when it is not.
  */
 static inline bool
-cc_walk_subset(const unsigned char *a, size_t na,
-			   const unsigned char *b, size_t nb, unsigned char *out)
+cc_walk_subset_any(const unsigned char *a, size_t na,
+				   const unsigned char *b, size_t nb, unsigned char *out,
+				   bool narrow)
 {
+	const size_t size = narrow ? CC_NARROW_SHARD_SIZE : CC_SHARD_SIZE;
 	size_t		i = 0;
 
 	for (size_t j = 0; j < nb; j++)
 	{
-		const unsigned char *pb = b + j * CC_SHARD_SIZE;
-		cc_shard	sa,
-					sb;
+		const unsigned char *pb = b + j * size;
+		const unsigned char *pa;
+		int64_t		ca,
+					va,
+					cb,
+					vb;
 
-		/* Ids are compared where they lie; only a match loads the shards. */
+		/*
+		 * Ids are compared where they lie, for equality first (the common
+		 * case when states of one counter meet), and for order only when
+		 * they differ.
+		 */
 		for (;;)
 		{
-			int			c;
-
 			if (i == na)
 				return false;
-			c = cc_id_cmp(a + i * CC_SHARD_SIZE, pb);
-			if (c > 0)
+			pa = a + i * CC_SHARD_SIZE;
+			if (cc_id_eq(pa, pb))
+				break;
+			if (cc_id_cmp(pa, pb) > 0)
 				return false;
 			i++;
-			if (c == 0)
-				break;
 		}
-		cc_load(a, i - 1, &sa);
-		cc_load(b, j, &sb);
-		if (cc_b_wins(&sa, &sb))
+		memcpy(&ca, pa + CC_ID_LEN, sizeof(ca));
+		memcpy(&va, pa + CC_ID_LEN + sizeof(ca), sizeof(va));
+		if (narrow)
 		{
+			uint32_t	clock;
+			int32_t		value;
+
+			memcpy(&clock, pb + CC_ID_LEN, sizeof(clock));
+			memcpy(&value, pb + CC_ID_LEN + sizeof(clock), sizeof(value));
+			cb = clock;
+			vb = value;
+		}
+		else
+		{
+			memcpy(&cb, pb + CC_ID_LEN, sizeof(cb));
+			memcpy(&vb, pb + CC_ID_LEN + sizeof(cb), sizeof(vb));
+		}
+		/* b wins: the higher clock, then the higher value (cc_b_wins) */
+		if (cb > ca || (cb == ca && vb > va))
+		{
+			unsigned char *po;
+
 			if (out == NULL)
 				return false;
-			cc_store(out, i - 1, &sb);
+			/* the id is the same: only the numbers change */
+			po = out + i * CC_SHARD_SIZE + CC_ID_LEN;
+			memcpy(po, &cb, sizeof(cb));
+			memcpy(po + sizeof(cb), &vb, sizeof(vb));
 		}
+		i++;
 	}
 	return true;
+}
+
+static inline bool
+cc_walk_subset(const unsigned char *a, size_t na,
+			   const unsigned char *b, size_t nb, unsigned char *out)
+{
+	return cc_walk_subset_any(a, na, b, nb, out, false);
+}
+
+bool
+cc_merge_into_narrow(unsigned char *a, size_t na,
+					 const unsigned char *b, size_t nb)
+{
+	return cc_walk_subset_any(a, na, b, nb, a, true);
 }
 
 bool

@@ -138,6 +138,21 @@ cc_id_cmp(const uint8_t *a, const uint8_t *b)
 	return (x > y) - (x < y);
 }
 
+static inline bool
+cc_id_eq(const uint8_t *a, const uint8_t *b)
+{
+	uint64_t	a0,
+				a1,
+				b0,
+				b1;
+
+	memcpy(&a0, a, 8);
+	memcpy(&a1, a + 8, 8);
+	memcpy(&b0, b, 8);
+	memcpy(&b1, b + 8, 8);
+	return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+}
+
 /* Fills err, when given, with a code and a sentence; returns the code. */
 cc_code		cc_fail(cc_error *err, cc_code code, const char *fmt,...) CC_PRINTF(3, 4);
 
@@ -191,6 +206,13 @@ size_t		cc_merge_count(const unsigned char *a, size_t na,
  */
 bool		cc_merge_into(unsigned char *a, size_t na,
 						  const unsigned char *b, size_t nb);
+
+/*
+ * cc_merge_into() for b given as the narrow shards of a stored value
+ * (cc_stored.narrow): no widening.  Same contract.
+ */
+bool		cc_merge_into_narrow(unsigned char *a, size_t na,
+								 const unsigned char *b, size_t nb);
 
 /* Merge result equals a (b adds nothing to a). */
 bool		cc_merge_is_noop(const unsigned char *a, size_t na,

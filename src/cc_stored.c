@@ -17,20 +17,6 @@ cc_fits_narrow(const cc_shard *s)
 
 /* A narrow shard: id, clock as uint32, value as int32, native order. */
 static void
-cc_load_narrow(const unsigned char *base, size_t i, cc_shard *s)
-{
-	const unsigned char *p = base + i * CC_NARROW_SHARD_SIZE;
-	uint32_t	clock;
-	int32_t		value;
-
-	memcpy(s->id, p, CC_ID_LEN);
-	memcpy(&clock, p + CC_ID_LEN, sizeof(clock));
-	memcpy(&value, p + CC_ID_LEN + sizeof(clock), sizeof(value));
-	s->clock = clock;
-	s->value = value;
-}
-
-static void
 cc_store_narrow(unsigned char *base, size_t i, const cc_shard *s)
 {
 	unsigned char *p = base + i * CC_NARROW_SHARD_SIZE;
@@ -52,50 +38,76 @@ cc_stored_corrupt(cc_error *err, const unsigned char *data, size_t len,
 				   len > 2 ? data[2] : 0, len > 3 ? data[3] : 0);
 }
 
+/* Version 1, and every header that is no value's. */
+static cc_code
+cc_stored_open_v1(const unsigned char *data, size_t len, cc_stored *s,
+				  cc_error *err)
+{
+	if (len < CC_STORED_V1_HEADER || data[2] != 0 || data[3] != 0)
+		return cc_stored_corrupt(err, data, len, "The header is not one of a stored value");
+	if (data[0] == CC_STORED_V2)
+		return cc_stored_corrupt(err, data, len, "A version 2 header is short");
+	if (data[0] != CC_STORED_V1)
+		return cc_stored_corrupt(err, data, len, "Unknown layout version");
+	if (data[1] & ~CC_STORED_FLAG_TOMBSTONE)
+		return cc_stored_corrupt(err, data, len, "Unknown flags in a version 1 value");
+	len -= CC_STORED_V1_HEADER;
+	if (len % CC_SHARD_SIZE != 0)
+		return cc_stored_corrupt(err, data, len + CC_STORED_V1_HEADER,
+								 "The shards do not fill the value");
+	s->tombstone = data[1] != 0;
+	if (s->tombstone && len != 0)
+		return cc_stored_corrupt(err, data, len + CC_STORED_V1_HEADER,
+								 "A tombstone has shards, flags or a total");
+	s->shards = data + CC_STORED_V1_HEADER;
+	s->n = len / CC_SHARD_SIZE;
+	s->narrow = false;
+	s->total_kept = false;
+	s->overflow = false;
+	s->total = 0;
+	return CC_OK;
+}
+
+/* Version 2 is what nearly every read meets: its checks come first. */
 cc_code
 cc_stored_open(const unsigned char *data, size_t len, cc_stored *s,
 			   cc_error *err)
 {
+	const uint8_t known = CC_STORED_FLAG_TOMBSTONE | CC_STORED_FLAG_OVERFLOW |
+		CC_STORED_FLAG_NARROW;
 	uint8_t		flags;
-	size_t		head,
-				size;
+	size_t		body;
 
-	if (len < CC_STORED_V1_HEADER || data[2] != 0 || data[3] != 0)
-		return cc_stored_corrupt(err, data, len, "The header is not one of a stored value");
+	if (len < CC_STORED_HEADER || data[0] != CC_STORED_V2 ||
+		data[2] != 0 || data[3] != 0)
+		return cc_stored_open_v1(data, len, s, err);
 	flags = data[1];
-	memset(s, 0, sizeof(*s));
-	if (data[0] == CC_STORED_V1)
+	body = len - CC_STORED_HEADER;
+	memcpy(&s->total, data + CC_STORED_V1_HEADER, sizeof(s->total));
+	s->shards = data + CC_STORED_HEADER;
+	s->tombstone = (flags & CC_STORED_FLAG_TOMBSTONE) != 0;
+	s->overflow = (flags & CC_STORED_FLAG_OVERFLOW) != 0;
+	s->narrow = (flags & CC_STORED_FLAG_NARROW) != 0;
+	s->total_kept = true;
+	if (flags & ~known)
+		return cc_stored_corrupt(err, data, len, "Unknown flags in a version 2 value");
+	if (s->narrow)
 	{
-		if (flags & ~CC_STORED_FLAG_TOMBSTONE)
-			return cc_stored_corrupt(err, data, len, "Unknown flags in a version 1 value");
-		head = CC_STORED_V1_HEADER;
-		size = CC_SHARD_SIZE;
-	}
-	else if (data[0] == CC_STORED_V2)
-	{
-		if (len < CC_STORED_HEADER ||
-			(flags & ~(CC_STORED_FLAG_TOMBSTONE | CC_STORED_FLAG_OVERFLOW |
-					   CC_STORED_FLAG_NARROW)))
-			return cc_stored_corrupt(err, data, len, "A version 2 header is short or has unknown flags");
-		head = CC_STORED_HEADER;
-		size = (flags & CC_STORED_FLAG_NARROW) ? CC_NARROW_SHARD_SIZE : CC_SHARD_SIZE;
-		s->total_kept = true;
-		s->overflow = (flags & CC_STORED_FLAG_OVERFLOW) != 0;
-		s->narrow = (flags & CC_STORED_FLAG_NARROW) != 0;
-		memcpy(&s->total, data + CC_STORED_V1_HEADER, sizeof(s->total));
-		if (s->overflow && s->total != 0)
-			return cc_stored_corrupt(err, data, len, "A total out of range is stored with a number");
+		if (body % CC_NARROW_SHARD_SIZE != 0)
+			return cc_stored_corrupt(err, data, len, "The shards do not fill the value");
+		s->n = body / CC_NARROW_SHARD_SIZE;
 	}
 	else
-		return cc_stored_corrupt(err, data, len, "Unknown layout version");
-	if ((len - head) % size != 0)
-		return cc_stored_corrupt(err, data, len, "The shards do not fill the value");
-	s->tombstone = (flags & CC_STORED_FLAG_TOMBSTONE) != 0;
+	{
+		if (body % CC_SHARD_SIZE != 0)
+			return cc_stored_corrupt(err, data, len, "The shards do not fill the value");
+		s->n = body / CC_SHARD_SIZE;
+	}
+	if (s->overflow && s->total != 0)
+		return cc_stored_corrupt(err, data, len, "A total out of range is stored with a number");
 	if (s->tombstone &&
-		(len != head || (flags & ~CC_STORED_FLAG_TOMBSTONE) || s->total != 0))
+		(body != 0 || flags != CC_STORED_FLAG_TOMBSTONE || s->total != 0))
 		return cc_stored_corrupt(err, data, len, "A tombstone has shards, flags or a total");
-	s->shards = data + head;
-	s->n = (len - head) / size;
 	return CC_OK;
 }
 
@@ -119,12 +131,22 @@ cc_stored_widen(const cc_stored *s, unsigned char *out)
 		memcpy(out, s->shards, s->n * CC_SHARD_SIZE);
 		return;
 	}
+	/* field by field: no staging record, whose reread would stall */
 	for (size_t i = 0; i < s->n; i++)
 	{
-		cc_shard	sh;
+		const unsigned char *p = s->shards + i * CC_NARROW_SHARD_SIZE;
+		unsigned char *q = out + i * CC_SHARD_SIZE;
+		uint32_t	clock;
+		int32_t		value;
+		int64_t		wide;
 
-		cc_load_narrow(s->shards, i, &sh);
-		cc_store(out, i, &sh);
+		memcpy(q, p, CC_ID_LEN);
+		memcpy(&clock, p + CC_ID_LEN, sizeof(clock));
+		memcpy(&value, p + CC_ID_LEN + sizeof(clock), sizeof(value));
+		wide = clock;
+		memcpy(q + CC_ID_LEN, &wide, sizeof(wide));
+		wide = value;
+		memcpy(q + CC_ID_LEN + sizeof(wide), &wide, sizeof(wide));
 	}
 }
 

@@ -154,32 +154,49 @@ cc_corrupt(const cc_error *err)
 }
 
 /*
- * Reads a value where it lies, decompressing or fetching it only if it is
- * toasted, and checks its header.  Shards of 32 bytes are used in place;
- * narrow ones are widened into buf when they fit its capacity (in shards),
- * else into memory of the current context.
+ * A value's shards as 32-byte records: used in place when they are stored
+ * so, else widened into buf when they fit its capacity (in shards), else
+ * into memory of the current context.  cc_datum_view_buf() reads the value
+ * first, decompressing or fetching it only if it is toasted, and checks its
+ * header.
  */
+void
+cc_stored_view(const cc_stored *s, cc_view *v, unsigned char *buf,
+			   size_t capacity)
+{
+	v->tombstone = s->tombstone;
+	v->n = s->n;
+	if (!s->narrow)
+		v->shards = s->shards;
+	else
+	{
+		unsigned char *out = s->n <= capacity ? buf : palloc(s->n * CC_SHARD_SIZE);
+
+		cc_stored_widen(s, out);
+		v->shards = out;
+	}
+}
+
 void
 cc_datum_view_buf(Datum d, cc_view *v, unsigned char *buf, size_t capacity)
 {
-	struct varlena *p = DatumGetCounterCrdtP(d);
 	cc_stored	s;
+
+	cc_datum_stored(d, &s);
+	cc_stored_view(&s, v, buf, capacity);
+}
+
+/* A value's stored form, checked, as it lies (detoasted if it was toasted). */
+void
+cc_datum_stored(Datum d, cc_stored *s)
+{
+	const unsigned char *data;
+	size_t		len;
 	cc_error	err;
 
-	if (cc_stored_open((const unsigned char *) VARDATA_ANY(p),
-					   VARSIZE_ANY_EXHDR(p), &s, &err) != CC_OK)
+	cc_datum_bytes(d, &data, &len);
+	if (cc_stored_open(data, len, s, &err) != CC_OK)
 		cc_corrupt(&err);
-	v->tombstone = s.tombstone;
-	v->n = s.n;
-	if (!s.narrow)
-		v->shards = s.shards;
-	else
-	{
-		unsigned char *out = s.n <= capacity ? buf : palloc(s.n * CC_SHARD_SIZE);
-
-		cc_stored_widen(&s, out);
-		v->shards = out;
-	}
 }
 
 void
@@ -200,7 +217,6 @@ cc_datum_value(Datum d, int64 *value)
 	struct varlena *raw = (struct varlena *) DatumGetPointer(d);
 	cc_stored	s;
 	cc_error	err;
-	cc_code		rc;
 
 	if (VARATT_IS_EXTERNAL(raw) || VARATT_IS_COMPRESSED(raw))
 	{
@@ -209,20 +225,28 @@ cc_datum_value(Datum d, int64 *value)
 		size_t		len = VARSIZE_ANY_EXHDR(slice);
 
 		if (len > 0 && data[0] == CC_STORED_V2)
-			rc = cc_stored_prefix(data, len, &s, &err);
-		else
 		{
-			struct varlena *p = DatumGetCounterCrdtP(d);
-
-			rc = cc_stored_open((const unsigned char *) VARDATA_ANY(p),
-								VARSIZE_ANY_EXHDR(p), &s, &err);
+			if (cc_stored_prefix(data, len, &s, &err) != CC_OK)
+				cc_corrupt(&err);
 		}
+		else
+			cc_datum_stored(d, &s);
 	}
 	else
-		rc = cc_stored_open((const unsigned char *) VARDATA_ANY(raw),
-							VARSIZE_ANY_EXHDR(raw), &s, &err);
-	if (rc != CC_OK)
-		cc_corrupt(&err);
+	{
+		const unsigned char *data = (const unsigned char *) VARDATA_ANY(raw);
+
+		/* the common case: a live version 2 value whose total fits */
+		if (VARSIZE_ANY_EXHDR(raw) >= CC_STORED_HEADER &&
+			data[0] == CC_STORED_V2 &&
+			(data[1] & ~CC_STORED_FLAG_NARROW) == 0 &&
+			data[2] == 0 && data[3] == 0)
+		{
+			memcpy(value, data + CC_STORED_V1_HEADER, sizeof(*value));
+			return true;
+		}
+		cc_datum_stored(d, &s);
+	}
 	if (s.tombstone)
 		return false;
 	if (cc_stored_value(&s, value, &err) != CC_OK)

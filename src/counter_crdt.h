@@ -34,11 +34,29 @@
 
 #define DatumGetCounterCrdtP(X)		((struct varlena *) PG_DETOAST_DATUM_PACKED(X))
 
+/*
+ * The stored bytes of a value, detoasted only when toasted: most values are
+ * inline and uncompressed, and then no call is made.
+ */
+static inline void
+cc_datum_bytes(Datum d, const unsigned char **data, size_t *len)
+{
+	struct varlena *p = (struct varlena *) DatumGetPointer(d);
+
+	if (VARATT_IS_EXTERNAL(p) || VARATT_IS_COMPRESSED(p))
+		p = pg_detoast_datum_packed(p);
+	*data = (const unsigned char *) VARDATA_ANY(p);
+	*len = VARSIZE_ANY_EXHDR(p);
+}
+
 /* counter_crdt.c */
 extern void cc_datum_view(Datum d, cc_view *v);
 extern void cc_datum_view_buf(Datum d, cc_view *v, unsigned char *buf,
 							  size_t capacity);
 extern bool cc_datum_value(Datum d, int64 *value);
+extern void cc_datum_stored(Datum d, cc_stored *s);
+extern void cc_stored_view(const cc_stored *s, cc_view *v, unsigned char *buf,
+						   size_t capacity);
 extern struct varlena *cc_make(size_t capacity, bool tombstone,
 							   unsigned char **shards);
 extern void cc_finish(struct varlena *result, size_t n);
