@@ -29,6 +29,10 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+# The headers hold inline code: every object is rebuilt when they change.
+$(OBJS): src/cc_core.h
+$(GLUE_SRCS:.c=.o): src/counter_crdt.h
+
 # The core unit tests need no server: plain C, built with the same compiler.
 CORE_TEST_CFLAGS ?= -O2 -g -Wall -Wextra -std=c99
 CORE_TEST_SRCS = $(wildcard test/core_*.c)

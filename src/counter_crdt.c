@@ -144,7 +144,7 @@ cc_node_id(void)
 }
 
 /* A stored value that is not one: corruption, never user input. */
-static void
+void
 cc_corrupt(const cc_error *err)
 {
 	ereport(ERROR,
@@ -184,19 +184,6 @@ cc_datum_view_buf(Datum d, cc_view *v, unsigned char *buf, size_t capacity)
 
 	cc_datum_stored(d, &s);
 	cc_stored_view(&s, v, buf, capacity);
-}
-
-/* A value's stored form, checked, as it lies (detoasted if it was toasted). */
-void
-cc_datum_stored(Datum d, cc_stored *s)
-{
-	const unsigned char *data;
-	size_t		len;
-	cc_error	err;
-
-	cc_datum_bytes(d, &data, &len);
-	if (cc_stored_open(data, len, s, &err) != CC_OK)
-		cc_corrupt(&err);
 }
 
 void

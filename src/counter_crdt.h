@@ -54,7 +54,6 @@ extern void cc_datum_view(Datum d, cc_view *v);
 extern void cc_datum_view_buf(Datum d, cc_view *v, unsigned char *buf,
 							  size_t capacity);
 extern bool cc_datum_value(Datum d, int64 *value);
-extern void cc_datum_stored(Datum d, cc_stored *s);
 extern void cc_stored_view(const cc_stored *s, cc_view *v, unsigned char *buf,
 						   size_t capacity);
 extern struct varlena *cc_make(size_t capacity, bool tombstone,
@@ -63,6 +62,20 @@ extern void cc_finish(struct varlena *result, size_t n);
 extern void cc_check_count(size_t n);
 extern Datum cc_merge_datums(Datum a, Datum b, cc_merge_kind *kind);
 extern void cc_report(const cc_error *err, const char *input) pg_attribute_noreturn();
+extern void cc_corrupt(const cc_error *err) pg_attribute_noreturn();
+
+/* A value's stored form, checked, as it lies (detoasted if it was toasted). */
+static inline void
+cc_datum_stored(Datum d, cc_stored *s)
+{
+	const unsigned char *data;
+	size_t		len;
+	cc_error	err;
+
+	cc_datum_bytes(d, &data, &len);
+	if (cc_stored_open(data, len, s, &err) != CC_OK)
+		cc_corrupt(&err);
+}
 extern const uint8_t *cc_node_id(void);
 
 /* hashing.c: the core's hash inputs through PostgreSQL's SHA-256 and MD5 */
