@@ -20,25 +20,22 @@ PG_FUNCTION_INFO_V1(counter_crdt_ge);
 PG_FUNCTION_INFO_V1(counter_crdt_sortsupport);
 
 /*
- * Compares two values, freeing what detoasting them allocated: a sort or an
+ * Compares two values, freeing what reading them allocated: a sort or an
  * index build compares many times in one memory context.
  */
 static int
 cc_compare_datums(Datum a, Datum b)
 {
-	struct varlena *pa = DatumGetCounterCrdtP(a);
-	struct varlena *pb = DatumGetCounterCrdtP(b);
-	cc_view		va,
-				vb;
+	CcRead		ra,
+				rb;
 	int			c;
 
-	cc_datum_view(PointerGetDatum(pa), &va);
-	cc_datum_view(PointerGetDatum(pb), &vb);
-	c = cc_compare(va.shards, va.n, va.tombstone, vb.shards, vb.n, vb.tombstone);
-	if ((Pointer) pa != DatumGetPointer(a))
-		pfree(pa);
-	if ((Pointer) pb != DatumGetPointer(b))
-		pfree(pb);
+	cc_read_open(a, &ra);
+	cc_read_open(b, &rb);
+	c = cc_compare(ra.v.shards, ra.v.n, ra.v.tombstone,
+				   rb.v.shards, rb.v.n, rb.v.tombstone);
+	cc_read_close(&ra);
+	cc_read_close(&rb);
 	return c;
 }
 

@@ -187,6 +187,31 @@ cc_datum_view_buf(Datum d, cc_view *v, unsigned char *buf, size_t capacity)
 }
 
 void
+cc_read_open(Datum d, CcRead *r)
+{
+	struct varlena *p = DatumGetCounterCrdtP(d);
+	cc_stored	s;
+	cc_error	err;
+
+	r->detoasted = (Pointer) p != DatumGetPointer(d) ? p : NULL;
+	if (cc_stored_open((const unsigned char *) VARDATA_ANY(p),
+					   VARSIZE_ANY_EXHDR(p), &s, &err) != CC_OK)
+		cc_corrupt(&err);
+	cc_stored_view(&s, &r->v, r->local, CC_READ_LOCAL);
+	r->widened = s.narrow && s.n > CC_READ_LOCAL ?
+		(unsigned char *) r->v.shards : NULL;
+}
+
+void
+cc_read_close(CcRead *r)
+{
+	if (r->widened)
+		pfree(r->widened);
+	if (r->detoasted)
+		pfree(r->detoasted);
+}
+
+void
 cc_datum_view(Datum d, cc_view *v)
 {
 	cc_datum_view_buf(d, v, NULL, 0);

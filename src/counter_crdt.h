@@ -49,7 +49,24 @@ cc_datum_bytes(Datum d, const unsigned char **data, size_t *len)
 	*len = VARSIZE_ANY_EXHDR(p);
 }
 
+/*
+ * A value read for a comparison, an equality or a hash, which may run many
+ * times in one memory context (a sort, an index build, a hash join): the
+ * shards of up to CC_READ_LOCAL narrow ones widened on the stack, and
+ * cc_read_close() frees whatever reading allocated.
+ */
+#define CC_READ_LOCAL 8
+typedef struct CcRead
+{
+	cc_view		v;
+	struct varlena *detoasted;	/* a copy made by detoasting, or NULL */
+	unsigned char *widened;		/* widened shards in memory, or NULL */
+	unsigned char local[CC_READ_LOCAL * CC_SHARD_SIZE];
+} CcRead;
+
 /* counter_crdt.c */
+extern void cc_read_open(Datum d, CcRead *r);
+extern void cc_read_close(CcRead *r);
 extern void cc_datum_view(Datum d, cc_view *v);
 extern void cc_datum_view_buf(Datum d, cc_view *v, unsigned char *buf,
 							  size_t capacity);
