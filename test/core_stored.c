@@ -528,7 +528,7 @@ refuse(stored_bytes x, bool header_bad, const char *what)
 
 /* Accepted, with n shards of the given layout. */
 static void
-accept(stored_bytes x, size_t n, bool narrow, const char *what)
+opens_as(stored_bytes x, size_t n, bool narrow, const char *what)
 {
 	unsigned char *in = exact_copy(x.b, x.len);
 	cc_stored	st;
@@ -618,12 +618,12 @@ stored_refusals(void)
 				   "narrow version 2, a partial shard");
 	}
 	/* the same lengths fill the other layout: the flag decides the stride */
-	accept(mk(2, 0, 0, 0, 0, 3 * WIDE), 3, false, "wide, 96 bytes of shards");
-	accept(mk(2, CC_STORED_FLAG_NARROW, 0, 0, 0, 3 * WIDE), 4, true,
+	opens_as(mk(2, 0, 0, 0, 0, 3 * WIDE), 3, false, "wide, 96 bytes of shards");
+	opens_as(mk(2, CC_STORED_FLAG_NARROW, 0, 0, 0, 3 * WIDE), 4, true,
 		   "narrow, 96 bytes of shards");
-	accept(mk(2, CC_STORED_FLAG_NARROW, 0, 0, 0, NARROW), 1, true, "narrow, one shard");
-	accept(mk(2, 0, 0, 0, 0, WIDE), 1, false, "wide, one shard");
-	accept(mk(1, 0, 0, 0, 0, 4 * WIDE), 4, false, "version 1, four shards");
+	opens_as(mk(2, CC_STORED_FLAG_NARROW, 0, 0, 0, NARROW), 1, true, "narrow, one shard");
+	opens_as(mk(2, 0, 0, 0, 0, WIDE), 1, false, "wide, one shard");
+	opens_as(mk(1, 0, 0, 0, 0, 4 * WIDE), 4, false, "version 1, four shards");
 
 	/* a tombstone has no shards, no other flag and no total */
 	refuse(mk(1, 1, 0, 0, 0, WIDE), false, "a version 1 tombstone with a shard");
