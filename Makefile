@@ -88,7 +88,8 @@ FUZZ_FLAGS ?= -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-g -O1 -fno-omit-frame-pointer
 FUZZ_SHORT_SECONDS ?= 20
 FUZZ_SECONDS ?= 600
-FUZZ_TARGETS = test/fuzz/fuzz_text test/fuzz/fuzz_binary test/fuzz/fuzz_algebra test/fuzz/fuzz_json
+FUZZ_TARGETS = test/fuzz/fuzz_text test/fuzz/fuzz_binary test/fuzz/fuzz_algebra test/fuzz/fuzz_json \
+	test/fuzz/fuzz_stored
 EXTRA_CLEAN += $(FUZZ_TARGETS)
 
 $(FUZZ_TARGETS): test/fuzz/%: test/fuzz/%.c test/fuzz/fuzz_common.h $(CORE_TEST_HDRS) $(CORE_SRCS)

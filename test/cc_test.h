@@ -51,6 +51,7 @@ void		test_table_digest(void);
 void		test_difference(void);
 void		test_json(long cases);
 void		test_exactly_once(long cases);
+void		test_stored(void);
 
 /* Helpers shared by the test files (core_main.c). */
 #include "cc_core.h"
@@ -59,6 +60,30 @@ void		test_exactly_once(long cases);
 size_t		state_from_text(const char *text, unsigned char *out, bool *tombstone);
 /* The canonical text of a state, in a static buffer. */
 const char *state_text(const unsigned char *s, size_t n, bool tombstone);
+
+/*
+ * Heap blocks of exactly len bytes, so that AddressSanitizer sees a read one
+ * byte past them (core_bounds.c).
+ */
+void	   *exact_alloc(size_t len);
+void	   *exact_copy(const void *src, size_t len);
+
+/*
+ * The stored form of one canonical state, packed, opened, widened, valued
+ * and read by prefix, against the byte map of cc_core.h; also read as the
+ * version 1 bytes of the same state (core_stored.c).  Counts what it saw in
+ * seen, prints the first failures, returns whether everything agreed.
+ */
+typedef struct stored_seen
+{
+	long		narrow;
+	long		wide;
+	long		overflow;
+	long		tombstone;
+} stored_seen;
+
+bool		stored_round_trip(const unsigned char *s, size_t n, bool tombstone,
+							  bool every_prefix, stored_seen *seen);
 
 /* The order of states, modelled apart from the core (core_order.c). */
 int			order_sign(int c);

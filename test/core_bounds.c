@@ -18,7 +18,7 @@
 #define D "ffffffff-ffff-ffff-ffff-ffffffffffff"
 
 /* An allocation of exactly len bytes (one for 0, as malloc(0) may be NULL). */
-static void *
+void *
 exact_alloc(size_t len)
 {
 	void	   *p = malloc(len > 0 ? len : 1);
@@ -31,7 +31,7 @@ exact_alloc(size_t len)
 	return p;
 }
 
-static void *
+void *
 exact_copy(const void *src, size_t len)
 {
 	return memcpy(exact_alloc(len), src, len);

@@ -54,6 +54,7 @@ main(int argc, char **argv)
 	test_bounds();
 	test_table_digest();
 	test_difference();
+	test_stored();
 	test_random(cases);
 	test_json(cases);
 	test_exactly_once(cases);

@@ -201,10 +201,11 @@ test_random(long cases)
 				ord_trans = {"order transitive", 0},
 				diff = {"merge(b, difference(a, b)) = merge(a, b)", 0},
 				diff_none = {"difference(a, b) is none iff merge(a, b) = b", 0},
-				diff_sub = {"difference(a, b) is the shards of a that win", 0};
+				diff_sub = {"difference(a, b) is the shards of a that win", 0},
+				stored = {"open(pack(x)) = x, as the byte map has it", 0};
 	law		   *laws[] = {&comm, &assoc, &idem, &canon, &text, &wire, &into,
 	&digest, &inc, &val, &ord_model, &ord_anti, &ord_eq, &ord_trans,
-	&diff, &diff_none, &diff_sub};
+	&diff, &diff_none, &diff_sub, &stored};
 	const char *seed_env = getenv("CC_TEST_SEED");
 	uint64_t	seed = seed_env ? strtoull(seed_env, NULL, 0) : 0x5eed2026ULL;
 	long		shared_ids = 0,
@@ -212,6 +213,19 @@ test_random(long cases)
 				boundary = 0,
 				sum_ties = 0,
 				wide_sums = 0;
+	stored_seen seen = {0, 0, 0, 0};
+
+	/*
+	 * One shard of a set to a clock or value on either side of the limits
+	 * of a narrow shard, chosen by the case number (the random stream stays
+	 * as it is).
+	 */
+	static const int64_t narrow_edges[][2] = {
+		{INT64_C(4294967295), 0}, {INT64_C(4294967296), 0},
+		{1, INT32_MAX}, {1, (int64_t) INT32_MAX + 1},
+		{1, INT32_MIN}, {1, (int64_t) INT32_MIN - 1},
+		{INT64_C(4294967295), -1}, {2, -1},
+	};
 
 	rng_state = seed;
 	make_pool();
@@ -376,6 +390,23 @@ test_random(long cases)
 			}
 		}
 
+		/* the stored form of inputs, merges and edges of narrowness */
+		tally(&stored, stored_round_trip(a.s, a.n, a.tombstone, false, &seen), &a, NULL, NULL);
+		tally(&stored, stored_round_trip(ab_c.s, ab_c.n, ab_c.tombstone, false, &seen),
+			  &ab_c, NULL, NULL);
+		if (!a.tombstone && a.n > 0)
+		{
+			const int64_t *edge = narrow_edges[i % 8];
+			cc_shard	sh;
+
+			x = a;
+			cc_load(x.s, (size_t) (i / 8) % x.n, &sh);
+			sh.clock = edge[0];
+			sh.value = edge[1];
+			cc_store(x.s, (size_t) (i / 8) % x.n, &sh);
+			tally(&stored, stored_round_trip(x.s, x.n, false, false, &seen), &x, NULL, NULL);
+		}
+
 		/* how often the interesting cases come up */
 		for (size_t k = 0; k < a.n; k++)
 			for (size_t m = 0; m < b.n; m++)
@@ -418,6 +449,13 @@ test_random(long cases)
 	CHECKF(cases < 1000 || (sum_ties > cases / 50 && wide_sums > cases / 50),
 		   "too few interesting cases for the order: %ld equal sums, %ld sums outside bigint",
 		   sum_ties, wide_sums);
+	/* and stored values of both layouts, out of range and tombstones */
+	CHECKF(cases < 1000 || (seen.narrow > cases / 10 && seen.wide > cases / 10 &&
+							seen.overflow > cases / 50 && seen.tombstone > cases / 50),
+		   "too few interesting stored values: %ld narrow, %ld wide, %ld out of range, %ld tombstones",
+		   seen.narrow, seen.wide, seen.overflow, seen.tombstone);
+	printf("random: %ld cases (seed 0x%" PRIx64 "): stored %ld narrow, %ld wide, %ld out of range, %ld tombstones\n",
+		   cases, seed, seen.narrow, seen.wide, seen.overflow, seen.tombstone);
 	printf("random: %ld cases (seed 0x%" PRIx64 "): %ld shared ids, %ld equal-clock ties, %ld states across 7fff/8000, "
 		   "%ld different states of equal sums, %ld sums outside bigint\n",
 		   cases, seed, shared_ids, ties, boundary, sum_ties, wide_sums);

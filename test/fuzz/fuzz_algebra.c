@@ -3,7 +3,8 @@
  *	  libFuzzer harness of the shard-set algebra: merge (as the SQL function
  *	  does it, plan then build), merge_count, merge_into, merge_is_noop,
  *	  leader increment, sum, digest and difference, checked against their
- *	  laws and against exact reference computations.
+ *	  laws and against exact reference computations; every state at hand is
+ *	  also packed into the stored form and reopened.
  *
  * The input is not decoded with the binary decoder: random bytes would
  * almost never make a canonical state, and the fuzzer would spend its time
@@ -865,9 +866,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 
-	/* the sum is exact, for every state at hand */
+	/*
+	 * the sum is exact, and the stored form packs and reopens to the same
+	 * state, for every state at hand (inputs, merges, increments)
+	 */
 	for (int i = 0; i < nall; i++)
+	{
+		size_t		len;
+
 		check_sum(&all[i]);
+		free(fuzz_stored_round_trip(all[i].s, all[i].n, all[i].tombstone, &len));
+	}
 
 	/* digests agree with state equality, for every pair at hand */
 	for (int i = 0; i < nall; i++)

@@ -124,4 +124,104 @@ fuzz_print_state(const char *name, const unsigned char *s, size_t n,
 	free(buf);
 }
 
+/*
+ * The stored form of a canonical state (cc_stored.c), from its byte map:
+ * packed in room of exactly CC_STORED_HEADER + 32 n bytes, as the glue
+ * builds a value, it is narrow exactly when there are shards and every
+ * clock fits uint32 and every value int32, and 12 + 24 n or 12 + 32 n bytes
+ * long (12 for a tombstone); packing the same shards again gives the same
+ * bytes, and packing them as a tombstone gives its 12 bytes; reopened
+ * from a block of exactly that length it gives back the
+ * same shards and the exact total, or the OVERFLOW flag and total 0 exactly
+ * when the sum leaves int64; its first 12 bytes alone give the same.
+ * Returns the packed bytes (the caller frees them) and their length.
+ */
+static inline unsigned char *
+fuzz_stored_round_trip(const unsigned char *s, size_t n, bool tombstone,
+					   size_t *len_out)
+{
+	__int128	exact = 0;
+	bool		fits = !tombstone && n > 0;
+	bool		overflow;
+	int64_t		total,
+				got = 0;
+	size_t		len;
+	unsigned char *room,
+			   *packed,
+			   *wide;
+	cc_stored	st;
+	cc_error	err;
+
+	for (size_t i = 0; i < n; i++)
+	{
+		cc_shard	sh;
+
+		cc_load(s, i, &sh);
+		exact += sh.value;
+		fits = fits && sh.clock <= (int64_t) UINT32_MAX &&
+			sh.value >= INT32_MIN && sh.value <= INT32_MAX;
+	}
+	overflow = !tombstone && (exact < INT64_MIN || exact > INT64_MAX);
+	total = (tombstone || overflow) ? 0 : (int64_t) exact;
+
+	room = fuzz_alloc(CC_STORED_HEADER + n * CC_SHARD_SIZE);
+	memset(room, 0xee, CC_STORED_HEADER);
+	memcpy(room + CC_STORED_HEADER, s, n * CC_SHARD_SIZE);
+	len = cc_stored_pack(room, n, tombstone);
+	FUZZ_CHECK(len == (tombstone ? CC_STORED_HEADER :
+					   CC_STORED_HEADER + n * (fits ? CC_NARROW_SHARD_SIZE : CC_SHARD_SIZE)));
+	FUZZ_CHECK(room[0] == CC_STORED_V2 && room[2] == 0 && room[3] == 0);
+	FUZZ_CHECK(room[1] == (tombstone ? CC_STORED_FLAG_TOMBSTONE :
+						   (overflow ? CC_STORED_FLAG_OVERFLOW : 0) |
+						   (fits ? CC_STORED_FLAG_NARROW : 0)));
+	FUZZ_CHECK(memcmp(room + 4, &total, sizeof(total)) == 0);
+	packed = fuzz_alloc(len);
+	memcpy(packed, room, len);
+
+	/* deterministic: the same shards, other garbage in the header */
+	memset(room, 0x11, CC_STORED_HEADER);
+	memcpy(room + CC_STORED_HEADER, s, n * CC_SHARD_SIZE);
+	FUZZ_CHECK(cc_stored_pack(room, n, tombstone) == len);
+	FUZZ_CHECK(memcmp(room, packed, len) == 0);
+
+	/* the same room packed as a tombstone: the header alone, whatever it held */
+	memcpy(room + CC_STORED_HEADER, s, n * CC_SHARD_SIZE);
+	FUZZ_CHECK(cc_stored_pack(room, n, true) == CC_STORED_HEADER);
+	FUZZ_CHECK(memcmp(room, "\x02\x01\0\0\0\0\0\0\0\0\0\0", CC_STORED_HEADER) == 0);
+	free(room);
+
+	fuzz_poison_error(&err);
+	FUZZ_CHECK(cc_stored_open(packed, len, &st, &err) == CC_OK);
+	FUZZ_CHECK(st.n == (tombstone ? 0 : n) && st.tombstone == tombstone);
+	FUZZ_CHECK(st.total_kept && st.narrow == fits && st.overflow == overflow &&
+			   st.total == total);
+	FUZZ_CHECK(st.shards == packed + CC_STORED_HEADER);
+	wide = fuzz_alloc(st.n * CC_SHARD_SIZE);
+	cc_stored_widen(&st, wide);
+	FUZZ_CHECK(memcmp(wide, s, st.n * CC_SHARD_SIZE) == 0);
+	free(wide);
+	if (!tombstone)
+	{
+		fuzz_poison_error(&err);
+		if (overflow)
+		{
+			FUZZ_CHECK(cc_stored_value(&st, &got, &err) == CC_ERR_OVERFLOW);
+			fuzz_check_error(&err, CC_ERR_OVERFLOW);
+		}
+		else
+			FUZZ_CHECK(cc_stored_value(&st, &got, &err) == CC_OK && got == total);
+	}
+
+	/* a detoast slice of the first 12 bytes */
+	room = fuzz_alloc(CC_STORED_HEADER);
+	memcpy(room, packed, CC_STORED_HEADER);
+	FUZZ_CHECK(cc_stored_prefix(room, CC_STORED_HEADER, &st, NULL) == CC_OK);
+	FUZZ_CHECK(st.n == 0 && st.tombstone == tombstone && st.overflow == overflow &&
+			   st.total == total);
+	free(room);
+
+	*len_out = len;
+	return packed;
+}
+
 #endif							/* FUZZ_COMMON_H */

@@ -2,7 +2,7 @@
 #
 # make_seeds.py
 #	  Writes the committed seed corpora of the fuzz harnesses,
-#	  test/fuzz/corpus/{fuzz_text,fuzz_binary,fuzz_algebra}/, so that the
+#	  test/fuzz/corpus/{fuzz_text,fuzz_binary,fuzz_algebra,fuzz_stored}/, so that the
 #	  binary seeds can be read (here) and rebuilt rather than trusted as
 #	  opaque files.  Run from anywhere: python3 test/fuzz/make_seeds.py
 #
@@ -97,6 +97,76 @@ def binary_seeds():
     write(b, "bad_clock_negative", wire([(SPEC1, MIN, 1)]))
     write(b, "bad_duplicate_id", wire([(SPEC1, 1, 1), (SPEC1, 2, 2)]))
     write(b, "bad_descending_ids", wire([(HIGH_EDGE, 1, 1), (LOW_EDGE, 1, 1)]))
+
+
+# --- stored: the bytes of a value in a table (src/cc_stored.c) ------------
+#
+# Native byte order, as the server stores them; the seeds are written for a
+# little-endian machine (on another they are still valid inputs, of other
+# numbers).
+
+def stored_v1(shards, flags=0, reserved=b"\0\0"):
+    out = bytes([1, flags]) + reserved
+    for u, clock, value in shards:
+        out += uuid_bytes(u) + struct.pack("<qq", clock, value)
+    return out
+
+
+def stored_v2(shards, flags=None, total=None, narrow=None, reserved=b"\0\0",
+              tombstone=False):
+    s = sum(v for _, _, v in shards)
+    fits = all(0 <= c < 2**32 and -2**31 <= v < 2**31 for _, c, v in shards)
+    if narrow is None:
+        narrow = bool(shards) and fits and not tombstone
+    overflow = not (MIN <= s <= MAX)
+    if flags is None:
+        flags = 1 if tombstone else (2 if overflow else 0) | (4 if narrow else 0)
+    if total is None:
+        total = 0 if tombstone or overflow else s
+    out = bytes([2, flags]) + reserved + struct.pack("<q", total)
+    for u, clock, value in shards:
+        if narrow:
+            out += uuid_bytes(u) + struct.pack("<Ii", clock, value)
+        else:
+            out += uuid_bytes(u) + struct.pack("<qq", clock, value)
+    return out
+
+
+def stored_seeds():
+    s = "fuzz_stored"
+    spec = [(SPEC1, 3, 42), (SPEC2, 1, -5)]
+    write(s, "v2_empty", stored_v2([]))
+    write(s, "v2_tombstone", stored_v2([], tombstone=True))
+    write(s, "v2_narrow_spec_example", stored_v2(spec))
+    write(s, "v2_narrow_edges", stored_v2(
+        [(ONE, 2**32 - 1, -2**31), (LOW_EDGE, 1, 2**31 - 1), (HIGH_EDGE, 7, -1)]))
+    write(s, "v2_wide_clock", stored_v2([(ONE, 2**32, 1), (ALL_ONES, 1, 1)]))
+    write(s, "v2_wide_value", stored_v2([(ONE, 1, 2**31), (ALL_ONES, 1, -2**31 - 1)]))
+    write(s, "v2_overflow", stored_v2([(ONE, 1, MAX), (ALL_ONES, 1, 1)]))
+    write(s, "v2_sum_wraps_back", stored_v2(
+        [(ZERO, 1, MAX), (ONE, 1, MAX), (ALL_ONES, 1, MIN)]))
+    write(s, "v2_wide_but_fits", stored_v2(spec, narrow=False))
+    write(s, "v1_spec_example", stored_v1(spec))
+    write(s, "v1_empty", stored_v1([]))
+    write(s, "v1_tombstone", stored_v1([], flags=1))
+    write(s, "v1_bigint_edges", stored_v1([(ONE, MAX, MIN), (ALL_ONES, 1, MAX)]))
+    write(s, "v1_overflow", stored_v1([(ONE, 1, MAX), (ALL_ONES, 1, MAX)]))
+    # accepted by the opener, but not a state the glue writes
+    write(s, "odd_total_wrong", stored_v2(spec, total=7))
+    write(s, "odd_clock_zero", stored_v2([(SPEC1, 0, 1)]))
+    write(s, "odd_descending_ids", stored_v1([(HIGH_EDGE, 1, 1), (LOW_EDGE, 1, 1)]))
+    # rejected
+    write(s, "bad_short", bytes([2, 0, 0]))
+    write(s, "bad_v2_short_total", stored_v2([])[:11])
+    write(s, "bad_version_3", bytes([3]) + stored_v2([])[1:])
+    write(s, "bad_reserved", stored_v2(spec, reserved=b"\0\1"))
+    write(s, "bad_v1_flag", stored_v1([], flags=2))
+    write(s, "bad_v2_flag", stored_v2([], flags=8))
+    write(s, "bad_narrow_partial", stored_v2(spec)[:-1])
+    write(s, "bad_wide_partial", stored_v2(spec, narrow=False)[:-8])
+    write(s, "bad_tombstone_shard", stored_v2([(SPEC1, 1, 1)], flags=1, narrow=False))
+    write(s, "bad_tombstone_total", stored_v2([], tombstone=True, total=1))
+    write(s, "bad_overflow_total", stored_v2([(ONE, 1, MAX), (ALL_ONES, 1, 1)], total=5))
 
 
 # --- algebra: the structured input of fuzz_algebra.c ----------------------
@@ -202,3 +272,4 @@ if __name__ == "__main__":
     text_seeds()
     binary_seeds()
     algebra_seeds()
+    stored_seeds()

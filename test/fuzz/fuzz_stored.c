@@ -1,0 +1,244 @@
+/*
+ * fuzz_stored.c
+ *	  libFuzzer harness of the stored form, cc_stored_open(),
+ *	  cc_stored_widen(), cc_stored_value(), cc_stored_prefix() and
+ *	  cc_stored_pack(): what every read of a value in a table runs, and what
+ *	  every written value goes through.  Users never write stored bytes, but
+ *	  a damaged page or a bad restore can hand any bytes to the opener, which
+ *	  must refuse them rather than read past them.
+ *
+ * The input is the stored bytes, after PostgreSQL's varlena header (the
+ * buffer libFuzzer passes is exactly size bytes, so AddressSanitizer sees a
+ * read past it).  The verdict and the description must be those of the
+ * byte map in cc_core.h, read again plainly below.  Rejected bytes give
+ * CC_ERR_BINARY and a printable detail.  Accepted bytes are widened into
+ * exactly n records, which must be the records as they lie; their value is
+ * the kept total (version 2) or the exact walk (version 1); their first 12
+ * bytes alone give the same flag and total (version 2).  The prefix reader
+ * is run on every input too, against the verdict of the first 12 bytes.
+ *
+ * When the widened shards are canonical and, in version 2, the kept total is
+ * their exact sum (or 0 with the OVERFLOW flag when that leaves int64), the
+ * state is packed again (fuzz_stored_round_trip: deterministic, narrow
+ * exactly when everything fits, reopens to the same shards and total), and
+ * the packed bytes equal the input exactly when the input was a version 2
+ * value in the form the packer writes: one spelling per state.
+ */
+#include "fuzz_common.h"
+
+/* The byte map, read plainly: the reference verdict and description. */
+typedef struct ref_stored
+{
+	bool		ok;
+	size_t		head;
+	size_t		size;
+	size_t		n;
+	bool		tombstone;
+	bool		narrow;
+	bool		overflow;
+	int64_t		total;
+} ref_stored;
+
+static ref_stored
+ref_open(const uint8_t *d, size_t len)
+{
+	ref_stored	r;
+
+	memset(&r, 0, sizeof(r));
+	if (len < 4 || d[2] != 0 || d[3] != 0)
+		return r;
+	if (d[0] == 1)
+	{
+		/* version 1: flag 0x01 only, 32-byte records after 4 bytes */
+		if (d[1] > 1)
+			return r;
+		r.head = 4;
+		r.size = 32;
+	}
+	else if (d[0] == 2)
+	{
+		/* version 2: flags 0x01, 0x02, 0x04, the total, then the records */
+		if (len < 12 || (d[1] & 0xf8) != 0)
+			return r;
+		r.head = 12;
+		r.narrow = (d[1] & 0x04) != 0;
+		r.overflow = (d[1] & 0x02) != 0;
+		r.size = r.narrow ? 24 : 32;
+		memcpy(&r.total, d + 4, 8);
+		if (r.overflow && r.total != 0)
+			return r;
+	}
+	else
+		return r;
+	if ((len - r.head) % r.size != 0)
+		return r;
+	r.n = (len - r.head) / r.size;
+	r.tombstone = (d[1] & 0x01) != 0;
+	/* a tombstone is the flag alone: no shards, no other flag, total 0 */
+	if (r.tombstone && (r.n != 0 || d[1] != 0x01 || r.total != 0))
+		return r;
+	r.ok = true;
+	return r;
+}
+
+/* Record i as it lies, narrow or wide. */
+static void
+ref_record(const uint8_t *d, const ref_stored *r, size_t i, cc_shard *sh)
+{
+	const uint8_t *p = d + r->head + i * r->size;
+
+	memcpy(sh->id, p, CC_ID_LEN);
+	if (r->narrow)
+	{
+		uint32_t	c;
+		int32_t		v;
+
+		memcpy(&c, p + 16, 4);
+		memcpy(&v, p + 20, 4);
+		sh->clock = c;
+		sh->value = v;
+	}
+	else
+	{
+		memcpy(&sh->clock, p + 16, 8);
+		memcpy(&sh->value, p + 24, 8);
+	}
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	ref_stored	ref = ref_open(data, size);
+	cc_stored	st,
+				st2;
+	cc_error	err;
+	cc_code		rc;
+	unsigned char *wide;
+	__int128	exact = 0;
+	bool		in_range,
+				consistent;
+
+	/*
+	 * The prefix reader, on any bytes: a version 2 header is judged by its
+	 * first 12 bytes alone, anything else as a whole value.  The bytes are
+	 * copied so that an empty input is the end of a one-byte block, where
+	 * reading its first byte is seen.
+	 */
+	{
+		bool		v2 = size >= 4 && data[0] == 2;
+		ref_stored	want = ref_open(data, v2 && size > 12 ? 12 : size);
+		unsigned char *block = fuzz_alloc(size);
+		unsigned char *in = size > 0 ? memcpy(block, data, size) : block + 1;
+
+		fuzz_poison_error(&err);
+		rc = cc_stored_prefix(in, size, &st2, &err);
+		free(block);
+		FUZZ_CHECK((rc == CC_OK) == want.ok);
+		if (rc != CC_OK)
+			fuzz_check_error(&err, CC_ERR_BINARY);
+		else if (v2)
+			FUZZ_CHECK(st2.n == 0 && st2.tombstone == want.tombstone &&
+					   st2.overflow == want.overflow && st2.total == want.total);
+	}
+
+	fuzz_poison_error(&err);
+	rc = cc_stored_open(data, size, &st, &err);
+	FUZZ_CHECK(cc_stored_open(data, size, &st2, NULL) == rc);
+	FUZZ_CHECK((rc == CC_OK) == ref.ok);
+	if (rc != CC_OK)
+	{
+		FUZZ_CHECK(rc == CC_ERR_BINARY);
+		fuzz_check_error(&err, CC_ERR_BINARY);
+		return 0;
+	}
+
+	/* the description is the byte map's; the shards lie in the input */
+	FUZZ_CHECK(st.n == ref.n && st.tombstone == ref.tombstone);
+	FUZZ_CHECK(st.narrow == ref.narrow && st.overflow == ref.overflow);
+	FUZZ_CHECK(st.total_kept == (data[0] == 2));
+	FUZZ_CHECK(st.total == ref.total);
+	FUZZ_CHECK(st.shards == data + ref.head);
+	FUZZ_CHECK(size == ref.head + ref.n * ref.size);
+
+	/* widened into exactly n records: the records as they lie */
+	wide = fuzz_alloc(st.n * CC_SHARD_SIZE);
+	cc_stored_widen(&st, wide);
+	for (size_t i = 0; i < st.n; i++)
+	{
+		cc_shard	sh;
+
+		ref_record(data, &ref, i, &sh);
+		FUZZ_CHECK(memcmp(wide + i * CC_SHARD_SIZE, &sh, CC_SHARD_SIZE) == 0);
+		exact += sh.value;
+	}
+	in_range = exact >= INT64_MIN && exact <= INT64_MAX;
+
+	/* the value: the walk in version 1, the kept total in version 2 */
+	if (!st.tombstone)
+	{
+		int64_t		got = 0;
+		bool		want_ok = st.total_kept ? !st.overflow : in_range;
+
+		fuzz_poison_error(&err);
+		rc = cc_stored_value(&st, &got, &err);
+		if (want_ok)
+			FUZZ_CHECK(rc == CC_OK &&
+					   got == (st.total_kept ? st.total : (int64_t) exact));
+		else
+		{
+			FUZZ_CHECK(rc == CC_ERR_OVERFLOW);
+			fuzz_check_error(&err, CC_ERR_OVERFLOW);
+		}
+	}
+
+	/* a 12-byte slice of the first bytes, in a block of its own */
+	if (data[0] == 2)
+	{
+		unsigned char *head = fuzz_alloc(12);
+
+		memcpy(head, data, 12);
+		FUZZ_CHECK(cc_stored_prefix(head, 12, &st2, NULL) == CC_OK);
+		FUZZ_CHECK(st2.n == 0 && st2.tombstone == st.tombstone &&
+				   st2.overflow == st.overflow && st2.total == st.total);
+		free(head);
+	}
+
+	/*
+	 * A state the glue could have written: canonical shards and, in
+	 * version 2, the total of those shards.  Pack it again.
+	 */
+	consistent = fuzz_canonical(wide, st.n);
+	FUZZ_CHECK(consistent == (cc_check_canonical(wide, st.n, CC_ERR_BINARY, NULL) == CC_OK));
+	if (st.total_kept)
+		consistent = consistent && st.overflow == !in_range &&
+			st.total == (in_range ? (int64_t) exact : 0);
+	if (consistent)
+	{
+		size_t		len;
+		unsigned char *packed = fuzz_stored_round_trip(wide, st.n, st.tombstone, &len);
+
+		/*
+		 * One spelling per state: the input comes back byte for byte exactly
+		 * when it was version 2 with the NARROW flag where the packer puts
+		 * it (everything else of a consistent input is already forced).
+		 */
+		if (data[0] == 2)
+		{
+			bool		fits = !st.tombstone && st.n > 0;
+
+			for (size_t i = 0; i < st.n; i++)
+			{
+				cc_shard	sh;
+
+				cc_load(wide, i, &sh);
+				fits = fits && sh.clock <= (int64_t) UINT32_MAX &&
+					sh.value >= INT32_MIN && sh.value <= INT32_MAX;
+			}
+			FUZZ_CHECK((len == size && memcmp(packed, data, size) == 0) ==
+					   (st.narrow == fits));
+		}
+		free(packed);
+	}
+	free(wide);
+	return 0;
+}
