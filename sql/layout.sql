@@ -159,6 +159,7 @@ SELECT '\x020800000000000000000000'::bytea::counter_crdt::bigint;
 SELECT '\x020100000100000000000000'::bytea::counter_crdt::bigint;
 SELECT '\x020200000100000000000000'::bytea::counter_crdt::bigint;
 SELECT '\x02040000000000000000000000'::bytea::counter_crdt::text;
+SELECT '\x020400000000000000000000'::bytea::counter_crdt::text;
 
 -- New columns keep large values inline (STORAGE MAIN) since 1.3.
 CREATE TABLE fresh (k int, c counter_crdt);

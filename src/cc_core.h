@@ -407,7 +407,8 @@ cc_stored_open(const unsigned char *data, size_t len, cc_stored *s,
 		return cc_stored_open_checked(data, len, s, err);
 	flags = data[1];
 	memcpy(&s->total, data + 4, sizeof(s->total));
-	if (flags == CC_STORED_FLAG_NARROW && body % CC_NARROW_SHARD_SIZE == 0)
+	if (flags == CC_STORED_FLAG_NARROW && body != 0 &&
+		body % CC_NARROW_SHARD_SIZE == 0)
 		s->n = body / CC_NARROW_SHARD_SIZE;
 	else if (flags == 0 && body % CC_SHARD_SIZE == 0)
 		s->n = body / CC_SHARD_SIZE;
@@ -423,8 +424,9 @@ cc_stored_open(const unsigned char *data, size_t len, cc_stored *s,
 
 /*
  * The same for the first bytes of a version 2 value only (at least
- * CC_STORED_HEADER of them: what a detoast slice gives): tombstone and
- * total are filled, n is 0.
+ * CC_STORED_HEADER of them: what a detoast slice gives), checking the header
+ * alone: tombstone, narrow and total are filled, n is 0 and shards NULL.
+ * Other bytes are opened as a whole value.
  */
 cc_code		cc_stored_prefix(const unsigned char *data, size_t avail,
 							 cc_stored *s, cc_error *err);

@@ -68,46 +68,59 @@ cc_stored_open_v1(const unsigned char *data, size_t len, cc_stored *s,
 	return CC_OK;
 }
 
-/* Every check, with a sentence for each failure (cc_stored_open's slow path). */
-cc_code
-cc_stored_open_checked(const unsigned char *data, size_t len, cc_stored *s,
-					   cc_error *err)
+/*
+ * The 12 bytes of a version 2 header, which a prefix reader has on their
+ * own: everything but the shards is filled in.
+ */
+static cc_code
+cc_stored_header_v2(const unsigned char *data, size_t len, cc_stored *s,
+					cc_error *err)
 {
 	const uint8_t known = CC_STORED_FLAG_TOMBSTONE | CC_STORED_FLAG_OVERFLOW |
 		CC_STORED_FLAG_NARROW;
 	uint8_t		flags;
-	size_t		body;
 
 	if (len < CC_STORED_HEADER || data[0] != CC_STORED_V2 ||
 		data[2] != 0 || data[3] != 0)
 		return cc_stored_open_v1(data, len, s, err);
 	flags = data[1];
-	body = len - CC_STORED_HEADER;
 	memcpy(&s->total, data + CC_STORED_V1_HEADER, sizeof(s->total));
-	s->shards = data + CC_STORED_HEADER;
 	s->tombstone = (flags & CC_STORED_FLAG_TOMBSTONE) != 0;
 	s->overflow = (flags & CC_STORED_FLAG_OVERFLOW) != 0;
 	s->narrow = (flags & CC_STORED_FLAG_NARROW) != 0;
 	s->total_kept = true;
+	s->shards = NULL;
+	s->n = 0;
 	if (flags & ~known)
 		return cc_stored_corrupt(err, data, len, "Unknown flags in a version 2 value");
-	if (s->narrow)
-	{
-		if (body % CC_NARROW_SHARD_SIZE != 0)
-			return cc_stored_corrupt(err, data, len, "The shards do not fill the value");
-		s->n = body / CC_NARROW_SHARD_SIZE;
-	}
-	else
-	{
-		if (body % CC_SHARD_SIZE != 0)
-			return cc_stored_corrupt(err, data, len, "The shards do not fill the value");
-		s->n = body / CC_SHARD_SIZE;
-	}
-	if (s->overflow && s->total != 0)
-		return cc_stored_corrupt(err, data, len, "A total out of range is stored with a number");
-	if (s->tombstone &&
-		(body != 0 || flags != CC_STORED_FLAG_TOMBSTONE || s->total != 0))
-		return cc_stored_corrupt(err, data, len, "A tombstone has shards, flags or a total");
+	if (s->overflow && (s->total != 0 || s->narrow))
+		return cc_stored_corrupt(err, data, len, "A total out of range is stored with a number or narrow shards");
+	if (s->tombstone && (flags != CC_STORED_FLAG_TOMBSTONE || s->total != 0))
+		return cc_stored_corrupt(err, data, len, "A tombstone has flags or a total");
+	return CC_OK;
+}
+
+/* Every check, with a sentence for each failure (cc_stored_open's slow path). */
+cc_code
+cc_stored_open_checked(const unsigned char *data, size_t len, cc_stored *s,
+					   cc_error *err)
+{
+	size_t		size;
+	size_t		body;
+	cc_code		rc = cc_stored_header_v2(data, len, s, err);
+
+	if (rc != CC_OK || data[0] != CC_STORED_V2)
+		return rc;				/* a failure, or version 1 */
+	body = len - CC_STORED_HEADER;
+	size = s->narrow ? CC_NARROW_SHARD_SIZE : CC_SHARD_SIZE;
+	if (body % size != 0)
+		return cc_stored_corrupt(err, data, len, "The shards do not fill the value");
+	if (s->tombstone && body != 0)
+		return cc_stored_corrupt(err, data, len, "A tombstone has shards");
+	if (s->narrow && body == 0)
+		return cc_stored_corrupt(err, data, len, "Narrow shards are flagged, but there are none");
+	s->shards = data + CC_STORED_HEADER;
+	s->n = body / size;
 	return CC_OK;
 }
 
@@ -115,12 +128,9 @@ cc_code
 cc_stored_prefix(const unsigned char *data, size_t avail, cc_stored *s,
 				 cc_error *err)
 {
-	if (avail < CC_STORED_V1_HEADER || data[0] != CC_STORED_V2)
-		return cc_stored_open(data, avail, s, err);
-	if (avail > CC_STORED_HEADER)
-		avail = CC_STORED_HEADER;
-	/* the header alone, as a value with no shards would be */
-	return cc_stored_open(data, avail, s, err);
+	if (avail >= 1 && data[0] == CC_STORED_V2)
+		return cc_stored_header_v2(data, avail, s, err);
+	return cc_stored_open_checked(data, avail, s, err);
 }
 
 void

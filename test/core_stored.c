@@ -643,6 +643,15 @@ stored_refusals(void)
 	refuse(mk(2, 0x02, 0, 0, INT64_C(1) << 40, 2 * WIDE), true,
 		   "out of range with total 2^40, two shards");
 	refuse(mk(2, 0x06, 0, 0, -1, NARROW), true, "narrow, out of range with total -1");
+
+	/*
+	 * Narrow needs shards, and narrow shards never sum outside bigint: pack
+	 * writes neither, so the opener refuses both (the prefix reader, which
+	 * sees no shards, only the second).
+	 */
+	refuse(mk(2, 0x04, 0, 0, 0, 0), false, "narrow with no shards");
+	refuse(mk(2, 0x06, 0, 0, 0, NARROW), true, "narrow and out of range, total 0");
+	refuse(mk(2, 0x06, 0, 0, 0, 0), true, "narrow and out of range, no shards");
 }
 
 /* The prefix reader: the first bytes of every packed value and no more. */
@@ -671,7 +680,8 @@ stored_prefixes(void)
 	}
 	head = exact_copy(buf, V2);
 	CHECK(cc_stored_prefix(head, V2, &st, &err) == CC_OK && st.n == 0 &&
-		  !st.tombstone && !st.overflow && st.total_kept && st.total == -38);
+		  !st.tombstone && !st.overflow && st.total_kept && st.total == -38 &&
+		  st.narrow);
 	free(head);
 	/* more than 12 bytes, not a whole value: only the header is read */
 	for (size_t avail = V2 + 1; avail < len; avail++)
