@@ -66,6 +66,10 @@ export LC_NUMERIC=C
 say() { echo "writers: $*"; }
 die() { echo "writers: ERROR: $*" >&2; exit 1; }
 calc() { awk "BEGIN { printf \"%.${2:-1}f\", $1 }"; }
+ms() { awk -v m="$1" 'BEGIN { printf (m >= 100 ? "%.0f" : m >= 10 ? "%.1f" : "%.2f"), m }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf (a / b >= 10 ? "%.1f" : "%.2f"), a / b }'; }
+# "RATIO × (A / B ms; CPU RATIO ×)" of the pair A, B
+figure() { echo "$(ratio "${MED[$1]}" "${MED[$2]}") × ($(ms "${MED[$1]}") / $(ms "${MED[$2]}") ms; CPU $(ratio "${CPUMS[$1]}" "${CPUMS[$2]}") ×)"; }
 
 for v in ROWS UPD RUNS_N; do
 	[[ ${!v} =~ ^[1-9][0-9]*$ ]] || die "$v must be a positive integer"
@@ -128,7 +132,7 @@ out_of_line()
 	if [ -z "$toast" ]; then echo 0; else q "SELECT count(*) FROM $toast WHERE chunk_seq = 0"; fi
 }
 
-declare -A R_SUM R_INC MS_SUM MS_INC BYTES STORED
+declare -A R_SUM R_INC F_SUM F_INC BYTES STORED
 # measure LABEL W SETTINGS [GENERATED]: builds wc and wb for W writers with
 # the table SETTINGS ("default" or "many"; GENERATED: wc also has the stored
 # generated column views), takes the figures, drops them.
@@ -166,15 +170,16 @@ measure()
 	prewarm wc
 	prewarm wb
 	pair "${label}_c" "" "SELECT sum(c::bigint) FROM wc" "${label}_b" "" "SELECT sum(v) FROM wb" "$RUNS_N"
-	MS_SUM[$label]="${MED[${label}_c]} / ${MED[${label}_b]} ms"
+	F_SUM[$label]=$(figure "${label}_c" "${label}_b")
 	R_SUM[$label]=$(calc "${MED[${label}_c]} / ${MED[${label}_b]}")
 	if [ -n "$gen" ]; then
 		pair gen_c "" "SELECT sum(views) FROM wc" gen_b "" "SELECT sum(v) FROM wb" "$RUNS_N"
 		R_GEN=$(calc "${MED[gen_c]} / ${MED[gen_b]}" 2)
+		F_GEN=$(figure gen_c gen_b)
 	fi
 	pair "${label}_ci" "VACUUM wc;" "UPDATE wc SET c = c + 1 WHERE k <= $UPD" \
 		"${label}_bi" "VACUUM wb;" "UPDATE wb SET v = v + 1 WHERE k <= $UPD" "$RUNS_N"
-	MS_INC[$label]="${MED[${label}_ci]} / ${MED[${label}_bi]} ms"
+	F_INC[$label]=$(figure "${label}_ci" "${label}_bi")
 	R_INC[$label]=$(calc "${MED[${label}_ci]} / ${MED[${label}_bi]}")
 	# Every increment counted on both sides (warm-up run included), no
 	# updated row grew a shard, and views follows c.
@@ -195,6 +200,7 @@ measure()
 # (computing it adds one sum of the shards to each increment there).
 GW=${COUNTS##* }
 R_GEN=""
+F_GEN=""
 for w in $COUNTS; do measure "w$w" "$w" default "$([ "$w" = "$GW" ] && echo generated)"; done
 for w in $MANY; do measure "m$w" "$w" many; done
 
@@ -221,7 +227,7 @@ echo "|---:|---|---:|---|---:|---|---|"
 row()
 {
 	local label=$1 w=$2 settings=$3
-	echo "| $w | $settings | ${R_SUM[$label]} × (${MS_SUM[$label]}) | $(target sum "$w" "${R_SUM[$label]}") | ${R_INC[$label]} × (${MS_INC[$label]}) | $(target inc "$w" "${R_INC[$label]}") | ${BYTES[$label]} (${STORED[$label]}) |"
+	echo "| $w | $settings | ${F_SUM[$label]} | $(target sum "$w" "${R_SUM[$label]}") | ${F_INC[$label]} | $(target inc "$w" "${R_INC[$label]}") | ${BYTES[$label]} (${STORED[$label]}) |"
 }
 for w in $COUNTS; do row "w$w" "$w" default; done
 for w in $MANY; do row "m$w" "$w" "STORAGE MAIN, toast_tuple_target = 8160"; done
@@ -234,8 +240,8 @@ per_writer() # LABEL_LO LABEL_HI SETTINGS
 }
 per_writer "w$LO" "w$HI" default
 per_writer "m$LO" "m$HI" "STORAGE MAIN, toast_tuple_target = 8160"
-echo "| $GW | default, with a stored generated column \`views bigint GENERATED ALWAYS AS (c::bigint) STORED\`: \`sum(views)\` vs \`sum(v)\` | $R_GEN × (${MED[gen_c]} / ${MED[gen_b]} ms) | | | | |"
+echo "| $GW | default, with a stored generated column \`views bigint GENERATED ALWAYS AS (c::bigint) STORED\`: \`sum(views)\` vs \`sum(v)\` | $F_GEN | | | | |"
 echo
-echo "* $(fmt_int "$ROWS") rows (k int PRIMARY KEY, c counter_crdt) per line, each the same prototype value: md5-random writer ids, clocks below 1,000, values below 100,000; this server's id among them, so c + 1 never adds a shard. Baseline: the same statement on a twin (k int PRIMARY KEY, v bigint). Medians of $RUNS_N server-side execution times (EXPLAIN ANALYZE), counter and bigint interleaved after a warm-up run of each, tables prewarmed; each UPDATE run after a VACUUM of its table. Times in parentheses: counter / bigint."
+echo "* $(fmt_int "$ROWS") rows (k int PRIMARY KEY, c counter_crdt) per line, each the same prototype value: md5-random writer ids, clocks below 1,000, values below 100,000; this server's id among them, so c + 1 never adds a shard. Baseline: the same statement on a twin (k int PRIMARY KEY, v bigint). Medians of $RUNS_N server-side execution times (EXPLAIN ANALYZE), counter and bigint interleaved after a warm-up run of each, tables prewarmed; each UPDATE run after a VACUUM of its table. In parentheses: the median times, counter / bigint, and the ratio of the backend's median CPU times (log_executor_stats), less sensitive to other load on the machine."
 echo "* stored bytes: avg(pg_column_size(c)); out of line = in the TOAST table; bytes per writer: the slope of stored bytes between $LO and $HI writers."
 echo "* run time $(($(date +%s) - T_START)) s: bash bench/writers.sh (WRITERS_ROWS=$ROWS WRITERS_RUNS=$RUNS_N)"
