@@ -27,5 +27,19 @@ ALTER TYPE @extschema@.counter_crdt SET (STORAGE = main);
 
 
 --
+-- 1.3 section: many writers (counting writers)
+--
+
+-- A tombstone keeps no shards: 0 writers.
+CREATE FUNCTION @extschema@.counter_crdt_writers(c @extschema@.counter_crdt)
+RETURNS integer
+AS 'MODULE_PATHNAME', 'counter_crdt_writers'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION @extschema@.counter_crdt_writers(@extschema@.counter_crdt) IS
+'number of writers a counter carries: its shards, one per writer id that ever incremented it; 0 for a tombstone';
+
+
+--
 -- 1.3 section: scaling out
 --

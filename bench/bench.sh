@@ -92,6 +92,10 @@
 #                                of a backlog and the three-server mesh: about
 #                                four minutes; its knobs are REPL_*) and
 #                                append its table to BENCH_OUT; 0 skips it
+#   BENCH_WRITERS [1]            then run bench/writers.sh (what 1 to 300
+#                                writers per counter cost; about five minutes;
+#                                its knobs are WRITERS_*) and append its table
+#                                to BENCH_OUT; 0 skips it
 #
 set -euo pipefail
 
@@ -328,65 +332,10 @@ ALL_J=$(q "SELECT string_agg(format('%s:%s:%s', key, value->>0, value->>1), ',' 
 q "SELECT pg_prewarm(r) FROM unnest(ARRAY['m','mj','inc_b','inc_c','inc_b_pkey','inc_c_pkey']::regclass[]) r" >/dev/null
 
 # --- 6. timing helpers -------------------------------------------------------
-median() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.3f\n", (a[NR/2]+a[NR/2+1])/2}'; }
-
-declare -A MED CPUMS RUNS PLAN
+# shellcheck source=bench/pair.sh
+source "$ROOT/bench/pair.sh"
 SERIAL="SET max_parallel_workers_per_gather = 0;"
 PARALLEL="SET max_parallel_workers_per_gather = 2; SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;"
-
-# pair NAME_A SETTINGS_A QUERY_A NAME_B SETTINGS_B QUERY_B N
-#
-# Runs A and B once each to warm up, then N times each, interleaved, all in
-# ONE session: a new backend first pays a page fault for every page of
-# shared buffers it touches (about as much as a 1,000,000-row scan itself
-# without huge pages), which the warm-up runs absorb.  Records the median
-# server-side execution time (EXPLAIN ANALYZE) and the median CPU time (user
-# + system) of the backend for the statement (log_executor_stats; without
-# parallel workers' time).
-pair()
-{
-	local na=$1 sa=$2 qa=$3 nb=$4 sb=$5 qb=$6 n=$7 i f=$WORK/pair.sql
-	local -a ms cpu
-	say "timing $na vs $nb ($n runs each, interleaved, after a warm-up run of each)"
-	{
-		echo "SET log_executor_stats = on;"
-		echo "SET client_min_messages = log;"
-		for i in $(seq 0 "$n"); do
-			printf '\\echo @@plan %s\n' "$na"
-			echo "$sa"
-			echo "EXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON, COSTS OFF) $qa;"
-			printf '\\echo @@plan %s\n' "$nb"
-			echo "$sb"
-			echo "EXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON, COSTS OFF) $qb;"
-		done
-	} >"$f"
-	pg_psql -q -A -t -f "$f" >"$f.out" 2>"$f.err" ||
-		{ cat "$f.err" >&2; die "timing $na vs $nb failed"; }
-	mapfile -t ms < <(sed -n 's/^Execution Time: \([0-9.]*\) ms$/\1/p' "$f.out")
-	mapfile -t cpu < <(sed -n 's/^!\s*\([0-9.]*\) s user, \([0-9.]*\) s system, .*elapsed.*/\1 \2/p' "$f.err" |
-		awk '{ printf "%.3f\n", ($1 + $2) * 1000 }')
-	if [ "${#ms[@]}" -ne $((2 * n + 2)) ] || [ "${#cpu[@]}" -ne $((2 * n + 2)) ]; then
-		cat "$f.out" "$f.err" >&2
-		die "timing $na vs $nb: ${#ms[@]} execution times and ${#cpu[@]} CPU times, want $((2 * n + 2)) each"
-	fi
-	RUNS[$na]=""; RUNS[$nb]=""
-	local ca="" cb=""
-	for i in $(seq 1 "$n"); do
-		RUNS[$na]+=" ${ms[2 * i]}"; ca+=" ${cpu[2 * i]}"
-		RUNS[$nb]+=" ${ms[2 * i + 1]}"; cb+=" ${cpu[2 * i + 1]}"
-	done
-	RUNS[$na]=${RUNS[$na]# }
-	RUNS[$nb]=${RUNS[$nb]# }
-	MED[$na]=$(median <<<"${RUNS[$na]}")
-	MED[$nb]=$(median <<<"${RUNS[$nb]}")
-	CPUMS[$na]=$(median <<<"$ca")
-	CPUMS[$nb]=$(median <<<"$cb")
-	# The last plan of each.
-	PLAN[$na]=$(awk -v want="@@plan $na" '/^@@plan / { on = ($0 == want); if (on) buf = ""; next } on { buf = buf $0 "\n" } END { printf "%s", buf }' "$f.out")
-	PLAN[$nb]=$(awk -v want="@@plan $nb" '/^@@plan / { on = ($0 == want); if (on) buf = ""; next } on { buf = buf $0 "\n" } END { printf "%s", buf }' "$f.out")
-	say "  $na: median ${MED[$na]} ms (${RUNS[$na]}), backend CPU median ${CPUMS[$na]} ms (warm-up ${ms[0]} ms)"
-	say "  $nb: median ${MED[$nb]} ms (${RUNS[$nb]}), backend CPU median ${CPUMS[$nb]} ms (warm-up ${ms[1]} ms)"
-}
 
 Q_MERGE="SELECT counter_crdt_merge_agg(c) FROM m"
 Q_SUM="SELECT sum(v) FROM m"
@@ -613,8 +562,12 @@ echo "Run time: $T_TOTAL s (pgbench $PGB_SECONDS s, SQL figures $SQL_SECONDS s).
 } >"$OUT"
 say "wrote $OUT"
 
-if [ "${BENCH_REPLICATED:-1}" != 0 ]; then
+# The sections below start servers of their own.
+if [ "${BENCH_REPLICATED:-1}" != 0 ] || [ "${BENCH_WRITERS:-1}" != 0 ]; then
 	pg_stop "$PGC_DIR"
+fi
+
+if [ "${BENCH_REPLICATED:-1}" != 0 ]; then
 	say "the replicated path: bench/replicated.sh"
 	bash "$ROOT/bench/replicated.sh" | tee "$WORK/replicated.out"
 	{
@@ -626,4 +579,16 @@ if [ "${BENCH_REPLICATED:-1}" != 0 ]; then
 		echo '```'
 	} >>"$OUT"
 	say "appended the replicated path to $OUT"
+fi
+
+if [ "${BENCH_WRITERS:-1}" != 0 ]; then
+	say "writers per counter: bench/writers.sh"
+	bash "$ROOT/bench/writers.sh" | tee "$WORK/writers.out"
+	{
+		echo
+		echo "## Writers per counter (\`bench/writers.sh\`)"
+		echo
+		sed -n '/^writers per counter:/,$p' "$WORK/writers.out"
+	} >>"$OUT"
+	say "appended the writers section to $OUT"
 fi

@@ -19,6 +19,7 @@ PG_FUNCTION_INFO_V1(counter_crdt_increment_at);
 PG_FUNCTION_INFO_V1(counter_crdt_value);
 PG_FUNCTION_INFO_V1(counter_crdt_merge);
 PG_FUNCTION_INFO_V1(counter_crdt_shards);
+PG_FUNCTION_INFO_V1(counter_crdt_writers);
 PG_FUNCTION_INFO_V1(counter_crdt_digest);
 PG_FUNCTION_INFO_V1(counter_crdt_eq);
 PG_FUNCTION_INFO_V1(counter_crdt_ne);
@@ -214,6 +215,19 @@ counter_crdt_shards(PG_FUNCTION_ARGS)
 		SRF_RETURN_NEXT(funcctx, HeapTupleGetDatum(tuple));
 	}
 	SRF_RETURN_DONE(funcctx);
+}
+
+/*
+ * The number of writers a value carries: its shards, one per writer id that
+ * ever touched it.  A tombstone keeps no shards, so it counts 0.
+ */
+Datum
+counter_crdt_writers(PG_FUNCTION_ARGS)
+{
+	cc_view		v;
+
+	cc_datum_view(PG_GETARG_DATUM(0), &v);
+	PG_RETURN_INT32((int32) v.n);
 }
 
 Datum

@@ -4,7 +4,11 @@
 # increments on all three and a delete racing increments end with identical
 # states, every value the sum of the increments acknowledged to clients.
 # A README change that breaks the recipe (two subscriptions with one name,
-# a step missing, a step out of order) makes this test fail.
+# a step missing, a step out of order) makes this test fail.  Last, the
+# recipes of "Many writers" on the same servers: the table settings, a stored
+# generated value column with its index (equal to the counter's value on
+# every server; the top-pages query answered by the index gives the same rows
+# everywhere), and the count of writers.
 use strict;
 use warnings;
 
@@ -18,6 +22,7 @@ use FindBin;
 use lib $FindBin::RealBin;
 use CounterCrdtSQL;
 use ReadmeMesh;
+use ReadmeRecipe;
 
 srand(13);
 
@@ -116,6 +121,75 @@ $node{a}->poll_query_until('app',
   or die 'the copy of REFRESH PUBLICATION did not finish';
 ok($mesh->wait_converged('refresh publication'), 'refresh publication: quiescence reached');
 $mesh->check_state('refresh publication', \@live);
+
+# Many writers (README "Many writers"): the table settings and the value
+# column, run as written on every server of the replicated table, with the
+# others replicating meanwhile.  The column is computed on each server from
+# its merged counters: after convergence it equals views::bigint on every
+# row of every server, and the top-pages query, answered by the index, gives
+# the same rows everywhere.
+foreach my $n (@nodes)
+{
+	readme_run($n, 'app', 'many-writers/table-settings');
+	readme_run($n, 'app', 'many-writers/value-column');
+	is($mesh->query($n,
+			q{SELECT a.attstorage::text || ' ' || array_to_string(c.reloptions, ',')
+			    FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = 'views'
+			   WHERE c.oid = 'page_views'::regclass}),
+		'm toast_tuple_target=8160', $n->name . ': views is stored MAIN, toast_tuple_target is 8160');
+	is($mesh->query($n, 'SELECT * FROM counter_crdt_health()'),
+		'', $n->name . ': counter_crdt_health() accepts the generated column');
+}
+# Pages with small values and many ties (broken by page), made on a, then
+# increments on all three servers into some of them and into the pages
+# above, so that the top ten mixes both.
+my @archive = map { "/archive/$_" } 1 .. 2000;
+$mesh->query($node{a},
+	q{INSERT INTO page_views
+	  SELECT '/archive/' || i, NULL::counter_crdt + i % 40 FROM generate_series(1, 2000) i});
+$mesh->{expected}{"/archive/$_"} = $_ % 40 foreach 1 .. 2000;
+my @hot = (@live, @archive[ 0 .. 29 ]);
+ok($mesh->run_workload(\@nodes, 2, 150, \@hot),
+	'many writers: increments into the generated column\'s table acknowledged');
+ok($mesh->wait_converged('value column'), 'value column: quiescence reached');
+$mesh->check_state('value column', [ @live, @archive ]);
+my $top = readme_run($node{a}, 'app', 'many-writers/top-pages');
+note("top pages on a:\n$top");
+my @top_rows = split /\n/, $top;
+is(scalar(@top_rows), 10, 'the top-pages recipe returns ten rows');
+foreach my $n (@nodes)
+{
+	is($mesh->query($n,
+			'SELECT count(*) FROM page_views WHERE total_views IS DISTINCT FROM views::bigint'),
+		'0', $n->name . ': total_views equals views::bigint on every row');
+	is($mesh->query($n, q{SELECT total_views IS NULL FROM page_views WHERE page = '/p1'}),
+		't', $n->name . ': the deleted page has no total_views');
+	is(readme_run($n, 'app', 'many-writers/top-pages'), $top,
+		$n->name . ': the top pages are the same rows as on a');
+	is($top,
+		$mesh->query($n,
+			q{SELECT page, views::bigint FROM page_views
+			   ORDER BY views::bigint DESC NULLS LAST, page LIMIT 10}),
+		$n->name . ': they are the ten highest counters');
+	my $plan = $mesh->query($n, 'EXPLAIN (COSTS OFF) ' . recipe('many-writers/top-pages'));
+	like($plan, qr/Index (Only )?Scan using page_views_top on page_views/,
+		$n->name . ': the top-pages query reads the index');
+	unlike($plan, qr/Sort/, $n->name . ': and sorts nothing') or diag($plan);
+	note($n->name . ": $plan");
+}
+# The count recipe: the writers per counter, as the shards count them, the
+# same on every server; /p1 (a tombstone) carries none, no counter more
+# than one per server.
+my $count = readme_run($node{a}, 'app', 'many-writers/count');
+is($count,
+	$mesh->query($node{a},
+		q{SELECT n, count(*) FROM (SELECT (SELECT count(*) FROM counter_crdt_shards(views)) AS n
+		                            FROM page_views) s GROUP BY n ORDER BY n}),
+	'the count recipe counts the shards');
+like($count, qr/^0\|1$/m, 'one counter (the deleted page) carries no writer');
+unlike($count, qr/^(?:[4-9]|\d\d+)\|/m, 'no counter carries more than three writers');
+is(readme_run($_, 'app', 'many-writers/count'), $count,
+	$_->name . ': the same count of writers as on a') foreach @nodes[ 1, 2 ];
 
 $mesh->check_logs('recipe');
 $mesh->check_idle('recipe');

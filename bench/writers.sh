@@ -1,0 +1,247 @@
+#!/usr/bin/env bash
+#
+# writers.sh: what a counter's writers cost (issue 14), measured on a
+# throwaway server (unix socket only, run as the postgres OS user, stopped
+# and removed at exit).
+#
+#   PG_CONFIG=... bash bench/writers.sh     # as root, like bench/bench.sh
+#
+# (bench/bench.sh runs it after its own figures unless BENCH_WRITERS=0; it
+# uses the extension as installed into $PG_CONFIG's PostgreSQL.)
+#
+# For each number of writers per counter W (1, 3, 30, 100, 300): a table
+#   wc (k int PRIMARY KEY, c counter_crdt)
+# of WRITERS_ROWS rows, every one holding the same prototype value: W shards
+# with md5-random ids md5('writer:' || i), clocks below 1,000 and values
+# below 100,000.  The server's counter_crdt.node_id is the id of writer 1,
+# which every prototype holds, so c + 1 changes that shard and never adds one
+# (checked: every updated row still carries W writers).  Its twin
+#   wb (k int PRIMARY KEY, v bigint)
+# holds the prototype's value.  Figures, each a ratio against the same
+# statement on wb (median server-side execution times, counter and baseline
+# interleaved in one session after a warm-up run of each, tables prewarmed:
+# bench/pair.sh, the timing of bench/bench.sh):
+#
+#   sum         SELECT sum(c::bigint) FROM wc   vs  SELECT sum(v) FROM wb
+#   increment   UPDATE wc SET c = c + 1 WHERE k <= WRITERS_UPDATE_ROWS
+#               vs the same on wb; each run after a VACUUM of its table, so
+#               that dead tuples do not pile up on one side
+#   bytes       avg(pg_column_size(c)), and how the values are stored
+#               (inline, compressed, out of line)
+#
+# with the table's default settings, and for 100 and 300 writers also with
+# the settings README recommends for many writers (STORAGE MAIN and
+# toast_tuple_target = 8160).  Bytes per writer: the slope of the stored
+# bytes between 100 and 300 writers.  The 300-writer table (the largest
+# count) with the default settings also has a stored generated column
+#   views bigint GENERATED ALWAYS AS (c::bigint) STORED
+# (one more table of that size would double the run time; computing it adds
+# one sum of the shards to each increment there): sum(views) vs sum(v).
+# Every table is dropped when its figures are taken.  Before timing, the script checks that every row
+# carries W writers, this server's among them; after, that every increment
+# was counted on both sides.
+#
+# Knobs: WRITERS_ROWS [100000], WRITERS_UPDATE_ROWS [10000], WRITERS_RUNS
+# [3] (timed runs of each statement), WRITERS_COUNTS ["1 3 30 100 300"],
+# WRITERS_MANY ["100 300"] (the counts also measured with the recommended
+# settings; the bytes-per-writer slope takes its first and last),
+# WRITERS_SHARED_BUFFERS [2GB].  Exits 0 when the figures were measured,
+# whether or not a target is met; non-zero when a check fails.
+set -euo pipefail
+
+T_START=$(date +%s)
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+ROWS=${WRITERS_ROWS:-100000}
+UPD=${WRITERS_UPDATE_ROWS:-10000}
+RUNS_N=${WRITERS_RUNS:-3}
+COUNTS=${WRITERS_COUNTS:-"1 3 30 100 300"}
+MANY=${WRITERS_MANY:-"100 300"}
+SHARED_BUFFERS=${WRITERS_SHARED_BUFFERS:-2GB}
+# shellcheck source=scripts/pgcluster.sh
+source "$ROOT/scripts/pgcluster.sh"
+PG_CONFIG=$(pgc_pg_config)
+export PG_CONFIG
+export LC_NUMERIC=C
+
+say() { echo "writers: $*"; }
+die() { echo "writers: ERROR: $*" >&2; exit 1; }
+calc() { awk "BEGIN { printf \"%.${2:-1}f\", $1 }"; }
+ms() { awk -v m="$1" 'BEGIN { printf (m >= 100 ? "%.0f" : m >= 10 ? "%.1f" : "%.2f"), m }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf (a / b >= 10 ? "%.1f" : "%.2f"), a / b }'; }
+# "RATIO × (A / B ms; CPU RATIO ×)" of the pair A, B
+figure() { echo "$(ratio "${MED[$1]}" "${MED[$2]}") × ($(ms "${MED[$1]}") / $(ms "${MED[$2]}") ms; CPU $(ratio "${CPUMS[$1]}" "${CPUMS[$2]}") ×)"; }
+
+for v in ROWS UPD RUNS_N; do
+	[[ ${!v} =~ ^[1-9][0-9]*$ ]] || die "$v must be a positive integer"
+done
+[ "$UPD" -le "$ROWS" ] || die "WRITERS_UPDATE_ROWS must not exceed WRITERS_ROWS"
+for w in $COUNTS $MANY; do
+	[[ $w =~ ^[1-9][0-9]*$ ]] || die "writer counts must be positive integers (got '$w')"
+done
+
+pg_start "" "" -c synchronous_commit=off -c jit=off -c "shared_buffers=$SHARED_BUFFERS" \
+	-c work_mem=256MB -c maintenance_work_mem=512MB -c max_parallel_workers_per_gather=0 \
+	-c autovacuum=off -c max_wal_size=8GB -c checkpoint_timeout=30min \
+	-c shared_preload_libraries=pg_prewarm -c pg_prewarm.autoprewarm=off >/dev/null
+pgc_mktemp
+WORK=$PGC_TMP
+# shellcheck source=bench/pair.sh
+source "$ROOT/bench/pair.sh"
+q() { pg_psql -q -A -t -c "$1"; }
+qs() { pg_psql -q -A -t -f -; }	# statements from stdin, each in its own transaction
+fmt_int() { printf '%d' "$1" | sed -e :a -e 's/\([0-9]\)\([0-9]\{3\}\)\($\|,\)/\1,\2\3/; ta'; }
+
+q "CREATE EXTENSION counter_crdt; CREATE EXTENSION pg_prewarm;"
+EXT_VERSION=$(q "SELECT extversion FROM pg_extension WHERE extname = 'counter_crdt'")
+PG_VERSION=$(q "SHOW server_version")
+OWN=$(q "SELECT md5('writer:1')::uuid")
+pg_psql -q -A -t -c "LOAD 'counter_crdt'" -c "ALTER SYSTEM SET counter_crdt.node_id = '$OWN'" >/dev/null
+q "SELECT pg_reload_conf()" >/dev/null
+for _ in $(seq 1 50); do
+	[ "$(q "SELECT counter_crdt_node_id()")" = "$OWN" ] && break
+	sleep 0.1
+done
+[ "$(q "SELECT counter_crdt_node_id()")" = "$OWN" ] || die "counter_crdt.node_id did not take effect"
+say "server: PostgreSQL $PG_VERSION, counter_crdt $EXT_VERSION, socket $PGC_HOST, port $PGC_PORT; this server writes as $OWN (writer 1)"
+
+# The prototype value of W writers.
+proto()
+{
+	echo "(SELECT ('{' || string_agg(format('%s:%s:%s', md5('writer:' || i)::uuid,
+	                                      1 + abs(hashint4(i)) % 999,
+	                                      abs(hashint4(-i)) % 100000), ', ') || '}')::counter_crdt
+	   FROM generate_series(1, $1) i)"
+}
+
+# Prewarms a table, its indexes, its TOAST table and the TOAST index.
+prewarm()
+{
+	q "SELECT pg_prewarm(r) FROM (
+	     SELECT oid AS r FROM pg_class WHERE oid = '$1'::regclass
+	     UNION ALL SELECT indexrelid FROM pg_index WHERE indrelid = '$1'::regclass
+	     UNION ALL SELECT reltoastrelid FROM pg_class WHERE oid = '$1'::regclass AND reltoastrelid <> 0
+	     UNION ALL SELECT i.indexrelid FROM pg_class c JOIN pg_index i ON i.indrelid = c.reltoastrelid
+	      WHERE c.oid = '$1'::regclass) s" >/dev/null
+}
+
+# Values of wc stored out of line (one first chunk each).
+out_of_line()
+{
+	local toast
+	toast=$(q "SELECT reltoastrelid::regclass FROM pg_class WHERE oid = 'wc'::regclass AND reltoastrelid <> 0")
+	if [ -z "$toast" ]; then echo 0; else q "SELECT count(*) FROM $toast WHERE chunk_seq = 0"; fi
+}
+
+declare -A R_SUM R_INC F_SUM F_INC BYTES STORED
+# measure LABEL W SETTINGS [GENERATED]: builds wc and wb for W writers with
+# the table SETTINGS ("default" or "many"; GENERATED: wc also has the stored
+# generated column views), takes the figures, drops them.
+measure()
+{
+	local label=$1 w=$2 settings=$3 gen=${4:-} with="" cols="" p rows_w own total_c total_b ool comp runs t0
+	t0=$(date +%s)
+	[ "$settings" = many ] && with=" WITH (toast_tuple_target = 8160)"
+	[ -z "$gen" ] || cols=", views bigint GENERATED ALWAYS AS (c::bigint) STORED"
+	p=$(proto "$w")
+	say "$label: $w writers per counter, $settings table settings${gen:+, generated column views}: building $ROWS rows"
+	qs <<-SQL
+		CREATE TABLE wc (k int PRIMARY KEY, c counter_crdt$cols)$with;
+		$([ "$settings" = many ] && echo "ALTER TABLE wc ALTER c SET STORAGE MAIN;")
+		CREATE TABLE wb (k int PRIMARY KEY, v bigint NOT NULL);
+		INSERT INTO wc SELECT k, $p FROM generate_series(1, $ROWS) k;
+		INSERT INTO wb SELECT k, $p::bigint FROM generate_series(1, $ROWS) k;
+		VACUUM (FREEZE, ANALYZE) wc, wb;
+		CHECKPOINT;
+	SQL
+	say "$label: built in $(($(date +%s) - t0)) s"
+	read -r rows_w own < <(q "SELECT count(*) FILTER (WHERE counter_crdt_writers(c) = $w),
+	                                 (SELECT count(*) FROM wc, counter_crdt_shards(c) s
+	                                   WHERE k = 1 AND s.id = counter_crdt_node_id())
+	                            FROM wc" | tr '|' ' ')
+	[ "$rows_w" = "$ROWS" ] && [ "$own" = 1 ] ||
+		die "$label: $rows_w of $ROWS rows carry $w writers; this server's shard in row 1: $own"
+	read -r BYTES[$label] comp < <(q "SELECT round(avg(pg_column_size(c))),
+	                                          count(*) FILTER (WHERE pg_column_compression(c) IS NOT NULL)
+	                                     FROM wc" | tr '|' ' ')
+	ool=$(out_of_line)
+	if [ "$ool" -gt 0 ]; then STORED[$label]="out of line"; else STORED[$label]="inline"; fi
+	[ "$comp" -eq 0 ] || STORED[$label]+=", compressed"
+	[ "$ool" -eq 0 ] || [ "$ool" -eq "$ROWS" ] || STORED[$label]+=" ($ool of $ROWS out of line)"
+	prewarm wc
+	prewarm wb
+	pair "${label}_c" "" "SELECT sum(c::bigint) FROM wc" "${label}_b" "" "SELECT sum(v) FROM wb" "$RUNS_N"
+	F_SUM[$label]=$(figure "${label}_c" "${label}_b")
+	R_SUM[$label]=$(calc "${MED[${label}_c]} / ${MED[${label}_b]}")
+	if [ -n "$gen" ]; then
+		pair gen_c "" "SELECT sum(views) FROM wc" gen_b "" "SELECT sum(v) FROM wb" "$RUNS_N"
+		R_GEN=$(calc "${MED[gen_c]} / ${MED[gen_b]}" 2)
+		F_GEN=$(figure gen_c gen_b)
+	fi
+	pair "${label}_ci" "VACUUM wc;" "UPDATE wc SET c = c + 1 WHERE k <= $UPD" \
+		"${label}_bi" "VACUUM wb;" "UPDATE wb SET v = v + 1 WHERE k <= $UPD" "$RUNS_N"
+	F_INC[$label]=$(figure "${label}_ci" "${label}_bi")
+	R_INC[$label]=$(calc "${MED[${label}_ci]} / ${MED[${label}_bi]}")
+	# Every increment counted on both sides (warm-up run included), no
+	# updated row grew a shard, and views follows c.
+	runs=$((RUNS_N + 1))
+	read -r total_c total_b rows_w < <(q "SELECT (SELECT sum(c::bigint) FROM wc) - $ROWS * $p::bigint,
+	                                             (SELECT sum(v) FROM wb) - $ROWS * $p::bigint,
+	                                             (SELECT count(*) FROM wc WHERE k <= $UPD AND counter_crdt_writers(c) = $w)" | tr '|' ' ')
+	[ "$total_c" = $((UPD * runs)) ] && [ "$total_b" = $((UPD * runs)) ] ||
+		die "$label: $total_c (counter) and $total_b (bigint) counted by $runs runs of $UPD increments"
+	[ "$rows_w" = "$UPD" ] || die "$label: $rows_w of $UPD updated rows still carry $w writers"
+	[ -z "$gen" ] || [ "$(q "SELECT count(*) FROM wc WHERE views = c::bigint")" = "$ROWS" ] ||
+		die "$label: views differs from c::bigint"
+	say "$label: sum ${R_SUM[$label]} x, increment ${R_INC[$label]} x, ${BYTES[$label]} bytes (${STORED[$label]})${gen:+, sum(views) $R_GEN x}; $(($(date +%s) - t0)) s"
+	q "DROP TABLE wc, wb"
+}
+
+# The value column for readers rides on the largest default-settings table
+# (computing it adds one sum of the shards to each increment there).
+GW=${COUNTS##* }
+R_GEN=""
+F_GEN=""
+for w in $COUNTS; do measure "w$w" "$w" default "$([ "$w" = "$GW" ] && echo generated)"; done
+for w in $MANY; do measure "m$w" "$w" many; done
+
+# --- the table -----------------------------------------------------------------
+LO=${MANY%% *}
+HI=${MANY##* }
+slope() { calc "(${BYTES[$2]} - ${BYTES[$1]}) / ($HI - $LO)"; }
+judge() { awk "BEGIN { exit !($1) }" && echo "met" || echo "missed"; }
+target() # KIND W RATIO: the issue's target for W writers, and whether RATIO meets it
+{
+	local t
+	case "$1:$2" in
+		sum:100) t=20 ;; sum:300) t=60 ;; inc:100) t=8 ;; inc:300) t=25 ;; *) echo ""; return ;;
+	esac
+	echo "≤ $t × ($(judge "$3 <= $t"))"
+}
+CPU=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
+COMMIT=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
+echo
+echo "writers per counter: counter_crdt $EXT_VERSION (commit $COMMIT), PostgreSQL $PG_VERSION, $(nproc) CPUs ($CPU), $(date -u '+%Y-%m-%d %H:%M UTC'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+echo "| writers | table settings | \`sum(c::bigint)\` vs \`sum(v)\` | target | \`c = c + 1\`, $(fmt_int "$UPD") rows, vs bigint | target | stored bytes |"
+echo "|---:|---|---:|---|---:|---|---|"
+row()
+{
+	local label=$1 w=$2 settings=$3
+	echo "| $w | $settings | ${F_SUM[$label]} | $(target sum "$w" "${R_SUM[$label]}") | ${F_INC[$label]} | $(target inc "$w" "${R_INC[$label]}") | ${BYTES[$label]} (${STORED[$label]}) |"
+}
+for w in $COUNTS; do row "w$w" "$w" default; done
+for w in $MANY; do row "m$w" "$w" "STORAGE MAIN, toast_tuple_target = 8160"; done
+per_writer() # LABEL_LO LABEL_HI SETTINGS
+{
+	local b
+	[ -n "${BYTES[$1]:-}" ] && [ -n "${BYTES[$2]:-}" ] || return 0
+	b=$(slope "$1" "$2")
+	echo "| $LO → $HI | $3 | | | | | $b bytes per writer, target ≤ 24 ($(judge "$b <= 24")) |"
+}
+per_writer "w$LO" "w$HI" default
+per_writer "m$LO" "m$HI" "STORAGE MAIN, toast_tuple_target = 8160"
+echo "| $GW | default, with a stored generated column \`views bigint GENERATED ALWAYS AS (c::bigint) STORED\`: \`sum(views)\` vs \`sum(v)\` | $F_GEN | | | | |"
+echo
+echo "* $(fmt_int "$ROWS") rows (k int PRIMARY KEY, c counter_crdt) per line, each the same prototype value: md5-random writer ids, clocks below 1,000, values below 100,000; this server's id among them, so c + 1 never adds a shard. Baseline: the same statement on a twin (k int PRIMARY KEY, v bigint). Medians of $RUNS_N server-side execution times (EXPLAIN ANALYZE), counter and bigint interleaved after a warm-up run of each, tables prewarmed; each UPDATE run after a VACUUM of its table. In parentheses: the median times, counter / bigint, and the ratio of the backend's median CPU times (log_executor_stats), less sensitive to other load on the machine."
+echo "* stored bytes: avg(pg_column_size(c)); out of line = in the TOAST table; bytes per writer: the slope of stored bytes between $LO and $HI writers."
+echo "* run time $(($(date +%s) - T_START)) s: bash bench/writers.sh (WRITERS_ROWS=$ROWS WRITERS_RUNS=$RUNS_N)"
