@@ -23,7 +23,7 @@
 #   increment throughput   pgbench, 4 clients, 2 threads, -n -M prepared,
 #                          "UPDATE inc_c SET c = c + 1 WHERE k = :k" over
 #                          10,000 rows vs "UPDATE inc_b SET v = v + 1 ..." on a
-#                          bigint twin.  Target: tps >= 0.95 x bigint.
+#                          bigint twin.  Target: tps >= 0.97 x bigint.
 #                          Every counter holds 3 shards, the rack ids
 #                          counter_crdt_rack_id('dc1', 'rack1'..'rack3'), and
 #                          the server's counter_crdt.node_id is set to the id
@@ -31,17 +31,20 @@
 #                          the three and an increment does not grow the value.
 #                          The script asserts 3 shards (one of them ours)
 #                          before and after the runs.
-#   hot-row increments     the same with k in 1..10.  Target: >= 0.95 x.
+#   hot-row increments     the same with k in 1..10.  Target: >= 0.97 x.
 #   merge aggregate        counter_crdt_merge_agg(c) over 1,000,000 rows
 #                          (100,000 keys x 10 replica states, 3 shards each,
 #                          clocks differing per copy), serial, vs sum(v) of a
-#                          bigint column of the same table.  Target: <= 2.0 x.
+#                          bigint column of the same table.  Target: <= 1.20 x.
 #   grouped merge          the same with GROUP BY k vs grouped sum(v).
-#                          Target: <= 2.5 x.
-#   sum on read            sum(c::bigint) vs sum(v).  Target: <= 1.5 x.
+#                          Target: <= 1.20 x.
+#   sum on read            sum(c::bigint) vs sum(v).  Target: <= 1.10 x.
 #   table digest           counter_crdt_digest_agg(k::text, c) over the same
-#                          1,000,000 rows, serial, vs sum(v) (reported: one
-#                          SHA-256 per row, no target).
+#                          1,000,000 rows, serial, vs sum(v) (reported
+#                          against a target of <= 2.0 x: one SHA-256 per row).
+#   one SHA-256 per row    PostgreSQL's own sha256() of each row's v, summed,
+#                          vs sum(v): what hashing every row costs by itself
+#                          (reported), the scale for the table digest.
 #   parallel merge         the merge aggregate with 2 workers vs serial
 #                          (reported, no target; note the number of CPUs).
 #   jsonb, what users would write instead
@@ -344,6 +347,7 @@ Q_GSUM="SELECT k, sum(v) FROM m GROUP BY k"
 Q_READ="SELECT sum(c::bigint) FROM m"
 Q_JSONB="SELECT jc_merge_agg(j) FROM mj"
 Q_DIGEST="SELECT counter_crdt_digest_agg(k::text, c) FROM m"
+Q_SHA="SELECT sum(get_byte(sha256(int8send(v)), 0)) FROM m"
 
 # --- 7. pgbench --------------------------------------------------------------
 T_PGB=$(date +%s)
@@ -413,6 +417,7 @@ pair merge "$SERIAL" "$Q_MERGE" sum "$SERIAL" "$Q_SUM" "$SQL_RUNS"
 pair gmerge "$SERIAL" "$Q_GMERGE" gsum "$SERIAL" "$Q_GSUM" "$SQL_RUNS"
 pair read "$SERIAL" "$Q_READ" sum2 "$SERIAL" "$Q_SUM" "$SQL_RUNS"
 pair digest "$SERIAL" "$Q_DIGEST" sum3 "$SERIAL" "$Q_SUM" "$SQL_RUNS"
+pair sha "$SERIAL" "$Q_SHA" sum4 "$SERIAL" "$Q_SUM" "$SQL_RUNS"
 pair pmerge "$PARALLEL" "$Q_MERGE" smerge "$SERIAL" "$Q_MERGE" "$SQL_RUNS"
 pair merge2 "$SERIAL" "$Q_MERGE" jsonb "$SERIAL" "$Q_JSONB" "$JSONB_RUNS"
 SQL_SECONDS=$(($(date +%s) - T_SQL))
@@ -442,6 +447,7 @@ R_MERGE=$(calc "${MED[merge]} / ${MED[sum]}")
 R_GMERGE=$(calc "${MED[gmerge]} / ${MED[gsum]}")
 R_READ=$(calc "${MED[read]} / ${MED[sum2]}")
 R_DIGEST=$(calc "${MED[digest]} / ${MED[sum3]}")
+R_SHA=$(calc "${MED[sha]} / ${MED[sum4]}")
 C_DIGEST=$(calc "${CPUMS[digest]} / ${CPUMS[sum3]}")
 R_PAR=$(calc "${MED[smerge]} / ${MED[pmerge]}")
 R_JSONB=$(calc "${MED[jsonb]} / ${MED[merge2]}")
@@ -454,17 +460,19 @@ ROWS_T=()
 row() { ROWS_T+=("$(printf '%s\t' "$@")"); }
 row "figure" "workload" "counter_crdt" "baseline" "ratio" "target" "result"
 row "increment throughput" "pgbench -c $CLIENTS -j $THREADS, ${SECONDS_RUN}s, c = c + 1, random k of $(fmt_int "$INC_ROWS") rows, 3-shard counters" \
-	"$(printf '%.0f tps' "${TPS[c_all]}")" "$(printf '%.0f tps (bigint)' "${TPS[b_all]}")" "${R_INC} x" ">= 0.95 x" "$(judge "$R_INC >= 0.95")"
+	"$(printf '%.0f tps' "${TPS[c_all]}")" "$(printf '%.0f tps (bigint)' "${TPS[b_all]}")" "${R_INC} x" ">= 0.97 x" "$(judge "$R_INC >= 0.97")"
 row "hot-row increments" "the same on $(fmt_int "$HOT_ROWS") rows" \
-	"$(printf '%.0f tps' "${TPS[c_hot]}")" "$(printf '%.0f tps (bigint)' "${TPS[b_hot]}")" "${R_HOT} x" ">= 0.95 x" "$(judge "$R_HOT >= 0.95")"
+	"$(printf '%.0f tps' "${TPS[c_hot]}")" "$(printf '%.0f tps (bigint)' "${TPS[b_hot]}")" "${R_HOT} x" ">= 0.97 x" "$(judge "$R_HOT >= 0.97")"
 row "merge aggregate" "counter_crdt_merge_agg(c), $(fmt_int "$ROWS") rows, serial, vs sum(v) same table" \
-	"${MED[merge]} ms" "${MED[sum]} ms (sum(v))" "${R_MERGE} x" "<= 2.0 x" "$(judge "$R_MERGE <= 2.0")"
+	"${MED[merge]} ms" "${MED[sum]} ms (sum(v))" "${R_MERGE} x" "<= 1.20 x" "$(judge "$R_MERGE <= 1.20")"
 row "grouped merge" "the same GROUP BY k ($(fmt_int "$KEYS") groups) vs grouped sum(v)" \
-	"${MED[gmerge]} ms" "${MED[gsum]} ms (sum(v))" "${R_GMERGE} x" "<= 2.5 x" "$(judge "$R_GMERGE <= 2.5")"
+	"${MED[gmerge]} ms" "${MED[gsum]} ms (sum(v))" "${R_GMERGE} x" "<= 1.20 x" "$(judge "$R_GMERGE <= 1.20")"
 row "sum on read" "sum(c::bigint) vs sum(v), $(fmt_int "$ROWS") rows" \
-	"${MED[read]} ms" "${MED[sum2]} ms (sum(v))" "${R_READ} x" "<= 1.5 x" "$(judge "$R_READ <= 1.5")"
+	"${MED[read]} ms" "${MED[sum2]} ms (sum(v))" "${R_READ} x" "<= 1.10 x" "$(judge "$R_READ <= 1.10")"
 row "table digest" "counter_crdt_digest_agg(k::text, c), $(fmt_int "$ROWS") rows, serial, vs sum(v) same table" \
-	"${MED[digest]} ms" "${MED[sum3]} ms (sum(v))" "${R_DIGEST} x" "reported" "info"
+	"${MED[digest]} ms" "${MED[sum3]} ms (sum(v))" "${R_DIGEST} x" "<= 2.0 x, reported" "$(judge "$R_DIGEST <= 2.0")"
+row "one SHA-256 per row" "PostgreSQL's own sha256(int8send(v)) per row, summed, vs sum(v): the scale of the digest's hashing" \
+	"${MED[sha]} ms" "${MED[sum4]} ms (sum(v))" "${R_SHA} x" "reported" "info"
 row "parallel merge" "merge aggregate, $WORKERS workers launched vs serial ($(nproc) CPUs)" \
 	"${MED[pmerge]} ms" "${MED[smerge]} ms (serial)" "${R_PAR} x speed-up" "reported" "info"
 row "vs jsonb + plpgsql" "same states as jsonb {uuid: [clock, value]}, plpgsql merge aggregate" \
