@@ -92,6 +92,11 @@
 #                                of a backlog and the three-server mesh: about
 #                                four minutes; its knobs are REPL_*) and
 #                                append its table to BENCH_OUT; 0 skips it
+#   BENCH_FDW [1]                then run bench/fdw.sh (counters sharded with
+#                                postgres_fdw: increments and merges through a
+#                                coordinator vs one server; about three
+#                                minutes; its knobs are FDW_*) and append its
+#                                table to BENCH_OUT; 0 skips it
 #
 set -euo pipefail
 
@@ -626,4 +631,19 @@ if [ "${BENCH_REPLICATED:-1}" != 0 ]; then
 		echo '```'
 	} >>"$OUT"
 	say "appended the replicated path to $OUT"
+fi
+
+if [ "${BENCH_FDW:-1}" != 0 ]; then
+	pg_stop "$PGC_DIR"
+	say "sharded with postgres_fdw: bench/fdw.sh"
+	bash "$ROOT/bench/fdw.sh" | tee "$WORK/fdw.out"
+	{
+		echo
+		echo "## Sharded with postgres_fdw (\`bench/fdw.sh\`)"
+		echo
+		echo '```'
+		sed -n '/^fdw path:/,$p' "$WORK/fdw.out"
+		echo '```'
+	} >>"$OUT"
+	say "appended the postgres_fdw figures to $OUT"
 fi
