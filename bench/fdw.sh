@@ -89,7 +89,7 @@ median() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {if (NR%2) print
 pgc_mktemp
 WORK=$PGC_TMP
 SETTINGS=(fsync=off synchronous_commit=off autovacuum=off jit=off shared_buffers=256MB
-	work_mem=256MB max_connections=50)
+	work_mem=1GB max_connections=50)
 declare -A HOST PORT
 start() { pg_start "" "" "${SETTINGS[@]}" >/dev/null; HOST[$1]=$PGC_HOST; PORT[$1]=$PGC_PORT; }
 q() { local s=$1; shift; "$BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -h "${HOST[$s]}" -p "${PORT[$s]}" -U postgres -d postgres "$@"; }
@@ -230,6 +230,10 @@ timed() { # NAME SERVER QUERY: appends the execution times of warm-up + SQL_RUNS
 Q_GM="SELECT k, counter_crdt_merge_agg(c) FROM %s GROUP BY k"
 Q_TOT="SELECT sum(c::bigint) FROM %s"
 Q_TOTSHARD="SELECT sum(n) FROM (SELECT sum(c::bigint) AS n FROM m_s1 UNION ALL SELECT sum(c::bigint) FROM m_s2) s"
+# One statement over 1,000 rows (k <= 1000, spread over both shards).
+Q_BULK_PLUS="UPDATE pv SET c = c + 1 WHERE k <= 1000"
+Q_BULK_SHIPPED="UPDATE pv SET c = counter_crdt_increment(c, 1, '$RACK1') WHERE k <= 1000"
+Q_BULK_ONE="UPDATE pv_all SET c = c + 1 WHERE k <= 1000"
 say "SQL figures: $SQL_RUNS runs each after a warm-up, two blocks per side"
 # shellcheck disable=SC2059
 for _ in 1 2; do
@@ -238,6 +242,9 @@ for _ in 1 2; do
 	timed tot_c c "$(printf "$Q_TOT" m)"
 	timed tot_1 s1 "$(printf "$Q_TOT" m_all)"
 	timed totshard_c c "$Q_TOTSHARD"
+	timed bulkplus_c c "$Q_BULK_PLUS"
+	timed bulkshipped_c c "$Q_BULK_SHIPPED"
+	timed bulk_1 s1 "$Q_BULK_ONE"
 done
 q c -c "ALTER SERVER s1 OPTIONS (ADD async_capable 'true'); ALTER SERVER s2 OPTIONS (ADD async_capable 'true')"
 q c -c "EXPLAIN (COSTS OFF) $(printf "$Q_GM" m)" | grep -q 'Async Foreign Scan' || die "async_capable gives no Async Foreign Scan"
@@ -245,10 +252,19 @@ for _ in 1 2; do
 	timed gma_c c "$(printf "$Q_GM" m)"
 	timed gma_1 s1 "$(printf "$Q_GM" m_all)"
 done
-for n in gm_c gm_1 tot_c tot_1 totshard_c gma_c gma_1; do
+for n in gm_c gm_1 tot_c tot_1 totshard_c gma_c gma_1 bulkplus_c bulkshipped_c bulk_1; do
 	MED[$n]=$(median <"$WORK/$n.times")
 	say "  $n: median ${MED[$n]} ms ($(cat "$WORK/$n.times"))"
 done
+
+# How the grouped merges hashed: batches (1 = in memory) and memory, on s1 over
+# m_all and over its shard's part m.
+hashagg() { q s1 -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) $(printf "$Q_GM" "$1")" |
+	sed -n 's/.*Batches: \([0-9]*\)  Memory Usage: \([0-9]*kB\).*/\1 batch(es), \2/p' | head -n 1; }
+# shellcheck disable=SC2059
+HA_ALL=$(hashagg m_all)
+# shellcheck disable=SC2059
+HA_SHARD=$(hashagg m)
 
 # --- the table ---------------------------------------------------------------
 B=$(best base) P=$(best plus) S=$(best shipped)
@@ -261,8 +277,10 @@ printf '%-44s %16s %16s %10s\n' "increment, c + 1 (pgbench -c $CLIENTS, tps)" "$
 printf '%-44s %16s %16s %10s\n' "increment, shipped explicit writer (tps)" "$S" "$B" "$(calc "$S / $B") x"
 printf '%-44s %13s ms %13s ms %10s\n' "grouped merge, $KEYS keys x $COPIES states" "${MED[gm_c]}" "${MED[gm_1]}" "$(calc "${MED[gm_c]} / ${MED[gm_1]}") x"
 printf '%-44s %13s ms %13s ms %10s\n' "the same, async_capable = true" "${MED[gma_c]}" "${MED[gma_1]}" "$(calc "${MED[gma_c]} / ${MED[gma_1]}") x"
+printf '%-44s %13s ms %13s ms %10s\n' "1,000 rows in one UPDATE, c + 1" "${MED[bulkplus_c]}" "${MED[bulk_1]}" "$(calc "${MED[bulkplus_c]} / ${MED[bulk_1]}") x"
+printf '%-44s %13s ms %13s ms %10s\n' "1,000 rows in one UPDATE, shipped" "${MED[bulkshipped_c]}" "${MED[bulk_1]}" "$(calc "${MED[bulkshipped_c]} / ${MED[bulk_1]}") x"
 printf '%-44s %13s ms %13s ms %10s\n' "total over all rows (rows pulled)" "${MED[tot_c]}" "${MED[tot_1]}" "$(calc "${MED[tot_c]} / ${MED[tot_1]}") x"
 printf '%-44s %13s ms %13s ms %10s\n' "total, one aggregate per shard (UNION ALL)" "${MED[totshard_c]}" "${MED[tot_1]}" "$(calc "${MED[totshard_c]} / ${MED[tot_1]}") x"
 echo
 echo "* increments: best of $RUNS pgbench runs of ${SECS} s per side (-n -M prepared --max-tries=1000 -c $CLIENTS -j 2: a transaction that fails with 40001 is retried, as README says), interleaved; random k of $ROWS rows of 3-shard counters; one server = UPDATE pv_all SET c = c + 1 on s1, a local table of all $ROWS rows; all runs (tps): one server${TPS_RUNS[base]}, c + 1${TPS_RUNS[plus]}, shipped${TPS_RUNS[shipped]}; transactions retried after 40001: one server ${RETRIED[base]} of ${TX[base]}, c + 1 ${RETRIED[plus]} of ${TX[plus]}, shipped ${RETRIED[shipped]} of ${TX[shipped]}. Every transaction counted once (totals checked)."
-echo "* SQL: median of $((2 * SQL_RUNS)) server-side execution times (EXPLAIN ANALYZE, TIMING OFF) per side; coordinator = c over the partitioned table of two foreign partitions (enable_partitionwise_aggregate = on), one server = s1 over m_all, all $((KEYS * COPIES)) rows; the coordinator's time includes the shards' work and the transfer, not the result's way to the client. All servers on one machine: the shards share its CPUs with the coordinator."
+echo "* SQL: median of $((2 * SQL_RUNS)) server-side execution times (EXPLAIN ANALYZE, TIMING OFF) per side; coordinator = c over the partitioned table of two foreign partitions (enable_partitionwise_aggregate = on), one server = s1 over m_all, all $((KEYS * COPIES)) rows; the coordinator's time includes the shards' work and the transfer, not the result's way to the client. Grouped merges hash in memory: one server $HA_ALL; one shard's part $HA_SHARD. One UPDATE of 1,000 rows: k <= 1000, on both shards through the coordinator (c + 1: a locking cursor and a write-back per row; shipped: one UPDATE per shard), on pv_all on s1. All servers on one machine: the shards share its CPUs with the coordinator."
