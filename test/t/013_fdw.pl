@@ -21,8 +21,13 @@
 #   C         shard s1 is stopped (immediate) and started again while the 8
 #             clients send exactly-once batches over both shards and retry
 #             every failed one, also those whose outcome the restart hid.
+#   D         shard s2 moves onto a mesh of three servers a, b, c set up by
+#             the Replication recipe (test/t/ReadmeMesh.pm): the README's
+#             member and switch blocks, s2's rows copied into a; the clients
+#             of A again, through both coordinators; the mesh converges.
 #
-# After A, B and C every shard of every counter, read on the shard servers,
+# After A, C and D (there on a, the member the coordinators write to) every
+# shard of every counter, read on the shard servers,
 # holds exactly what its writer counted: the coordinators' ids the single
 # increments made through them (value and clock, one clock step each), each
 # client's id the sum of its batches (clock: its last batch on that key);
@@ -41,6 +46,7 @@ use Time::HiRes qw(usleep);
 use FindBin;
 use lib $FindBin::RealBin;
 use ReadmeRecipe;
+use ReadmeMesh;
 
 my $SEED = $ENV{FDW_SEED} // 1315;
 srand($SEED);
@@ -584,7 +590,6 @@ is($st, undef, 'B: the third attempt succeeds') or diag($err);
 like($out, qr/^UPDATE 4$/m, 'B: it updates the four rows');
 is(applied_on(), 's1:2 s2:2', 'B: the batch has counted everywhere');
 model_batch($bwriter, 1, $_, $binc{$_}) foreach @bkeys;
-check_model('B, after the retries');
 my $digest_q = q{SELECT string_agg(page || counter_crdt_digest(views)::text, ',' ORDER BY page) FROM page_views};
 my $before = $coord{c2}->safe_psql('app', $digest_q);
 ($st, $out, $err) = session_run($s, $count);
@@ -661,5 +666,40 @@ cmp_ok($unknown, '>', 0,
 	"C: batches failed with the shard restart ($unknown at commit or with a lost connection) and were retried");
 check_model('C, after the restart');
 
-$_->stop foreach (values %coord, values %shard);
+# ------------------------------------------------------------ D
+my %mesh_node = readme_mesh();
+foreach my $m (values %mesh_node)
+{
+	my $hba = $m->data_dir . '/pg_hba.conf';
+	my $rest = slurp_file($hba);
+	open(my $fh, '>', $hba) or die "cannot write $hba: $!";
+	print $fh recipe('scaling-out/pg_hba.conf', { '192.0.2.0/24' => $m->host . '/32' })
+	  . "\n" . $rest;
+	close($fh);
+	$m->reload;
+	run_recipe($m, 'app', 'scaling-out/mesh-member');
+}
+my $mesh = readme_counters(values %mesh_node);
+my $rows = $shard{s2}->safe_psql('app', 'COPY page_views TO STDOUT');
+my ($rc, $copy_out, $copy_err) = $mesh_node{a}->psql('app',
+	"COPY page_views FROM STDIN;\n$rows\n\\.\n");
+is($rc, 0, "D: s2's rows copied into a") or diag($copy_err);
+my $a_hosts = {
+	"host 'a'" => "host '" . $mesh_node{a}->host . "'",
+	"port '5432'" => "port '" . $mesh_node{a}->port . "'"
+};
+run_recipe($coord{$_}, 'app', 'scaling-out/mesh-switch', $a_hosts) foreach qw(c1 c2);
+my $old_s2 = $shard{s2};
+$shard{s2} = $mesh_node{a};
+@cl = map {
+	start_client(id => $_, phase => 4, ops => 12, first_batch => $last_batch{$_})
+} 1 .. $CLIENTS;
+finish_clients('D', @cl);
+report_retries('D');
+# a, b and c end with the same states (digests), and a's are exact.
+ok($mesh->wait_converged('D, the load'), 'D: the mesh converges: a, b and c hold the same states');
+check_model('D, after the load, on a');
+$shard{s2} = $old_s2;
+
+$_->stop foreach (values %coord, values %shard, values %mesh_node);
 done_testing();
