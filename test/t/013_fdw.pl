@@ -198,6 +198,22 @@ my $before = $coord{c2}->safe_psql('app', $digest_q);
 is($st, undef, 'B: a replay of the batch that counted everywhere succeeds');
 is($coord{c2}->safe_psql('app', $digest_q), $before, 'B: and changes nothing');
 
+# The README's rules for batches, against what they guard against: a key
+# twice in one batch counts its first increment only; a batch with a lower
+# number than one counted on a key is skipped there.
+my $rwriter = $coord{c1}->safe_psql('app', "SELECT counter_crdt_rack_id('fdw-test', 'rules')");
+my $rk = $cold{s2}[1];
+session_run($s, "EXECUTE create_rows('{$rk}');");
+$created{$rk} = 1;
+($st, $out) = session_run($s, "EXECUTE count_batch('{$rk,$rk}', '{5,7}', '$rwriter', 3);");
+like($out, qr/^UPDATE 1$/m, 'B: a batch with one key twice updates one row');
+model_batch($rwriter, 3, $rk, 5);
+($st, $out) = session_run($s, "EXECUTE count_batch('{$rk}', '{11}', '$rwriter', 2);");
+is($st, undef, 'B: a batch with a lower number than the last one on a key succeeds');
+is($coord{c1}->safe_psql('app',
+		"SELECT s.clock || ':' || s.value FROM page_views, counter_crdt_shards(views) s WHERE page = '$rk' AND s.id = '$rwriter'"),
+	'3:5', 'B: only the first increment of the key given twice counted, and the lower batch not at all');
+
 # The same staged failure with views + n, retried as a client would that
 # took the error for a failed statement: one shard counts twice.
 my $plus_sql = 'UPDATE page_views SET views = views + 1 WHERE page = ANY ('
