@@ -247,6 +247,26 @@ $shard{$_}->safe_psql('app', 'DROP TRIGGER fail_once ON page_views') foreach qw(
 
 # ------------------------------------------------------------ C
 my $stop = "$DIR/stop_clients";
+# So that the restart surely hides the outcome of one batch: a deferred
+# trigger on s1, armed below, makes one commit there wait (it sleeps), and
+# s1 goes down while it waits.  Created and dropped while no client runs:
+# DDL on a shard's table queues behind the coordinators' transactions, and
+# they behind it, a wait across servers that no server sees as a deadlock.
+# After the crash the sequence is far beyond 1 (nextval logs ahead).
+$shard{s1}->safe_psql('app', q{
+CREATE SEQUENCE public.hold_once;
+SELECT setval('public.hold_once', 1000);
+GRANT USAGE ON SEQUENCE public.hold_once TO app;
+CREATE FUNCTION public.hold_once() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF nextval('public.hold_once') = 1 THEN
+    PERFORM pg_sleep(600);
+  END IF;
+  RETURN NULL;
+END $$;
+CREATE CONSTRAINT TRIGGER hold_once AFTER UPDATE ON page_views
+  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION public.hold_once();
+});
 @cl = map {
 	start_client(id => $_, phase => 3, only_batches => 1, stop => $stop,
 		first_batch => $last_batch{$_})
@@ -271,32 +291,18 @@ sub wait_batches
 	return;
 }
 wait_batches({ map { ($_ => 3) } 1 .. $CLIENTS }, 'before the restart');
-# So that the restart surely hides the outcome of one batch: the next
-# commit on s1 that updated a row stops in a deferred trigger (it sleeps),
-# and s1 goes down while it waits there.
-$shard{s1}->safe_psql('app', q{
-CREATE SEQUENCE public.hold_once;
-GRANT USAGE ON SEQUENCE public.hold_once TO app;
-CREATE FUNCTION public.hold_once() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  IF nextval('public.hold_once') = 1 THEN
-    PERFORM pg_sleep(600);
-  END IF;
-  RETURN NULL;
-END $$;
-CREATE CONSTRAINT TRIGGER hold_once AFTER UPDATE ON page_views
-  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION public.hold_once();
-});
+# Armed: the next commit on s1 that updated a row waits there.
+$shard{s1}->safe_psql('app', q{SELECT setval('public.hold_once', 1, false)});
 ok($shard{s1}->poll_query_until('app',
 		q{SELECT count(*) = 1 FROM pg_stat_activity WHERE wait_event = 'PgSleep'}),
 	'C: a batch waits in its commit on s1');
 $shard{s1}->stop('immediate');
 $shard{s1}->start;
-$shard{s1}->safe_psql('app', 'DROP TRIGGER hold_once ON page_views');
 my %at = map { ($_->{id} => ok_batches($_)) } @cl;
 wait_batches({ map { ($_ => $at{$_} + 3) } keys %at }, 'after the restart');
 append_to_file($stop, "stop\n");
 finish_clients('C', @cl);
+$shard{s1}->safe_psql('app', 'DROP TRIGGER hold_once ON page_views');
 my $nC = report_retries('C');
 my $nbatches = 0;
 $nbatches += () = slurp_file($_->{file}) =~ /^ok batch /mg foreach @cl;
