@@ -94,7 +94,7 @@
 #                                append its table to BENCH_OUT; 0 skips it
 #   BENCH_FDW [1]                then run bench/fdw.sh (counters sharded with
 #                                postgres_fdw: increments and merges through a
-#                                coordinator vs one server; about three
+#                                coordinator vs one server; about four
 #                                minutes; its knobs are FDW_*) and append its
 #                                table to BENCH_OUT; 0 skips it
 #
