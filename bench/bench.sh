@@ -99,6 +99,11 @@
 #                                writers per counter cost; about five minutes;
 #                                its knobs are WRITERS_*) and append its table
 #                                to BENCH_OUT; 0 skips it
+#   BENCH_FDW [1]                then run bench/fdw.sh (counters sharded with
+#                                postgres_fdw: increments and merges through a
+#                                coordinator vs one server; about four
+#                                minutes; its knobs are FDW_*) and append its
+#                                table to BENCH_OUT; 0 skips it
 #
 set -euo pipefail
 
@@ -571,7 +576,8 @@ echo "Run time: $T_TOTAL s (pgbench $PGB_SECONDS s, SQL figures $SQL_SECONDS s).
 say "wrote $OUT"
 
 # The sections below start servers of their own.
-if [ "${BENCH_REPLICATED:-1}" != 0 ] || [ "${BENCH_WRITERS:-1}" != 0 ]; then
+if [ "${BENCH_REPLICATED:-1}" != 0 ] || [ "${BENCH_WRITERS:-1}" != 0 ] ||
+	[ "${BENCH_FDW:-1}" != 0 ]; then
 	pg_stop "$PGC_DIR"
 fi
 
@@ -599,4 +605,18 @@ if [ "${BENCH_WRITERS:-1}" != 0 ]; then
 		sed -n '/^writers per counter:/,$p' "$WORK/writers.out"
 	} >>"$OUT"
 	say "appended the writers section to $OUT"
+fi
+
+if [ "${BENCH_FDW:-1}" != 0 ]; then
+	say "sharded with postgres_fdw: bench/fdw.sh"
+	bash "$ROOT/bench/fdw.sh" | tee "$WORK/fdw.out"
+	{
+		echo
+		echo "## Sharded with postgres_fdw (\`bench/fdw.sh\`)"
+		echo
+		echo '```'
+		sed -n '/^fdw path:/,$p' "$WORK/fdw.out"
+		echo '```'
+	} >>"$OUT"
+	say "appended the postgres_fdw figures to $OUT"
 fi
