@@ -509,7 +509,7 @@ NOTES=(
 	"Parallel: max_parallel_workers_per_gather = 2, parallel costs 0, parallel_workers = 2 on the table; $WORKERS workers launched, plus the leader, on $(nproc) CPUs. Workers are new processes for every query: each first faults in the pages of shared buffers it reads (huge pages: $HUGEPAGES), a cost the serial runs paid once in their warm-up run."
 	"Merge data: $(fmt_int "$KEYS") keys x $COPIES replica states, stored copy after copy; clocks differ per copy. jsonb check: on $S_KEYS sample keys the jsonb merge gives the same states and per-key totals as counter_crdt_merge_agg (and the totals the generator implies); the whole-table merges agree too."
 	"Machine load (1/5/15-min load average) at start: $LOAD_START; at end: $LOAD_END. Other processes on the machine add noise; interleaving spreads it over both sides of each ratio."
-	"Storage: a 3-shard counter is $COL_C bytes stored ($MEM_C in memory: 4-byte varlena header + 4-byte header + 3 x 32)."
+	"Storage: a 3-shard counter is $COL_C bytes stored ($MEM_C in memory: 4-byte varlena header + 12-byte header with the kept sum + 3 narrow shards of 24 bytes)."
 )
 
 print_text()
