@@ -194,6 +194,7 @@ cc_read_open(Datum d, CcRead *r)
 	cc_error	err;
 
 	r->detoasted = (Pointer) p != DatumGetPointer(d) ? p : NULL;
+	cc_prefetch_value((const unsigned char *) VARDATA_ANY(p), VARSIZE_ANY_EXHDR(p));
 	if (cc_stored_open((const unsigned char *) VARDATA_ANY(p),
 					   VARSIZE_ANY_EXHDR(p), &s, &err) != CC_OK)
 		cc_corrupt(&err);

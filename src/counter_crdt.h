@@ -35,6 +35,25 @@
 #define DatumGetCounterCrdtP(X)		((struct varlena *) PG_DETOAST_DATUM_PACKED(X))
 
 /*
+ * Asks for the cache lines of a value after its first, up to four: a scan
+ * reads a page's tuples from its end backwards, and the hardware prefetcher
+ * leaves the shards' second line to arrive only when the merge walk needs
+ * it.  Measured on the merge aggregate of bench/bench.sh: 2.0 times the time
+ * of sum(bigint) without, 1.35 times with (doc/design-layout-v2.md).
+ */
+static inline void
+cc_prefetch_value(const unsigned char *data, size_t len)
+{
+#if defined(__GNUC__) || defined(__clang__)
+	for (size_t off = 64; off < len && off <= 256; off += 64)
+		__builtin_prefetch(data + off);
+#else
+	(void) data;
+	(void) len;
+#endif
+}
+
+/*
  * The stored bytes of a value, detoasted only when toasted: most values are
  * inline and uncompressed, and then no call is made.
  */
@@ -47,6 +66,7 @@ cc_datum_bytes(Datum d, const unsigned char **data, size_t *len)
 		p = pg_detoast_datum_packed(p);
 	*data = (const unsigned char *) VARDATA_ANY(p);
 	*len = VARSIZE_ANY_EXHDR(p);
+	cc_prefetch_value(*data, *len);
 }
 
 /*
