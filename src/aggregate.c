@@ -24,15 +24,24 @@ PG_FUNCTION_INFO_V1(counter_crdt_merge_agg_final);
 PG_FUNCTION_INFO_V1(counter_crdt_merge_agg_serial);
 PG_FUNCTION_INFO_V1(counter_crdt_merge_agg_deserial);
 
+/*
+ * 32 bytes, so that a state of three shards and its header take a 128-byte
+ * chunk: a grouped merge keeps one per group, and their memory is what a
+ * hash aggregate touches at random.  Counts fit 32 bits (CC_MAX_SHARDS).
+ */
 typedef struct CcAggState
 {
-	bool		tombstone;
-	size_t		n;				/* shards in buf */
-	size_t		cap;			/* room in buf (and in spare, once made), in shards */
 	unsigned char *buf;
 	unsigned char *spare;		/* NULL until a merge needs it */
-	unsigned char *first;		/* the buffer allocated with the state, if any */
+	uint32		n;				/* shards in buf */
+	uint32		cap;			/* room in buf (and in spare, once made), in shards */
+	bool		tombstone;
+	bool		has_inline;		/* allocated with its first buffer */
 } CcAggState;
+
+#define CC_AGG_HEAD MAXALIGN(sizeof(CcAggState))
+/* the buffer allocated with the state, if it has one */
+#define CC_AGG_INLINE_BUF(st) ((unsigned char *) (st) + CC_AGG_HEAD)
 
 static MemoryContext
 cc_agg_context(FunctionCallInfo fcinfo)
@@ -47,24 +56,27 @@ cc_agg_context(FunctionCallInfo fcinfo)
 static CcAggState *
 cc_agg_new(MemoryContext aggcontext, size_t cap)
 {
-	const size_t head = MAXALIGN(sizeof(CcAggState));
 	CcAggState *st;
 
-	cap = cap < 4 ? 4 : cap;
+	cap = cap < 3 ? 3 : cap;
 	cc_check_count(cap);
-	if (cap * CC_SHARD_SIZE <= MaxAllocSize - head)
+	if (cap * CC_SHARD_SIZE <= MaxAllocSize - CC_AGG_HEAD)
 	{
-		st = MemoryContextAllocZero(aggcontext, head + cap * CC_SHARD_SIZE);
-		st->buf = (unsigned char *) st + head;
-		st->first = st->buf;
+		st = MemoryContextAlloc(aggcontext, CC_AGG_HEAD + cap * CC_SHARD_SIZE);
+		st->buf = CC_AGG_INLINE_BUF(st);
+		st->has_inline = true;
 	}
 	else
 	{
 		/* a buffer near the largest allocation gets one of its own */
-		st = MemoryContextAllocZero(aggcontext, sizeof(CcAggState));
+		st = MemoryContextAlloc(aggcontext, sizeof(CcAggState));
 		st->buf = MemoryContextAlloc(aggcontext, cap * CC_SHARD_SIZE);
+		st->has_inline = false;
 	}
-	st->cap = cap;
+	st->spare = NULL;
+	st->n = 0;
+	st->cap = (uint32) cap;
+	st->tombstone = false;
 	return st;
 }
 
@@ -72,7 +84,7 @@ cc_agg_new(MemoryContext aggcontext, size_t cap)
 static void
 cc_agg_free(CcAggState *st, unsigned char *p)
 {
-	if (p != NULL && p != st->first)
+	if (p != NULL && !(st->has_inline && p == CC_AGG_INLINE_BUF(st)))
 		pfree(p);
 }
 
@@ -95,7 +107,7 @@ cc_agg_add(MemoryContext aggcontext, CcAggState *st,
 	{
 		/* the merge of {} and a canonical value is that value */
 		memcpy(st->buf, shards, n * CC_SHARD_SIZE);
-		st->n = n;
+		st->n = (uint32) n;
 		return;
 	}
 	if (cc_merge_into(st->buf, st->n, shards, n))
@@ -117,12 +129,12 @@ cc_agg_add(MemoryContext aggcontext, CcAggState *st,
 			memcpy(tmp, st->buf, st->n * CC_SHARD_SIZE);
 			cc_agg_free(st, st->buf);
 			st->buf = tmp;
-			st->cap = cap;
+			st->cap = (uint32) cap;
 		}
 	}
 	if (st->spare == NULL)
 		st->spare = MemoryContextAlloc(aggcontext, st->cap * CC_SHARD_SIZE);
-	st->n = cc_merge(st->buf, st->n, shards, n, st->spare);
+	st->n = (uint32) cc_merge(st->buf, st->n, shards, n, st->spare);
 	tmp = st->buf;
 	st->buf = st->spare;
 	st->spare = tmp;
@@ -207,7 +219,7 @@ counter_crdt_merge_agg_serial(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("counter_crdt aggregate state is too large to pass between processes"),
-				 errdetail("The state has %zu shards.", st->n)));
+				 errdetail("The state has %u shards.", (unsigned int) st->n)));
 	result = palloc(VARHDRSZ + size);
 	SET_VARSIZE(result, VARHDRSZ + size);
 	cc_encode(st->buf, st->n, st->tombstone, (unsigned char *) VARDATA(result));
@@ -231,7 +243,7 @@ counter_crdt_merge_agg_deserial(PG_FUNCTION_ARGS)
 	st = cc_agg_new(aggcontext, n);
 	if (cc_decode_shards(data, n, st->buf, &err) != CC_OK)
 		cc_report(&err, NULL);
-	st->n = n;
+	st->n = (uint32) n;
 	st->tombstone = tombstone;
 	PG_RETURN_POINTER(st);
 }

@@ -263,10 +263,13 @@ cc_walk_subset_any(const unsigned char *a, size_t na,
 
 			if (out == NULL)
 				return false;
-			/* the id is the same: only the numbers change */
-			po = out + i * CC_SHARD_SIZE + CC_ID_LEN;
-			memcpy(po, &cb, sizeof(cb));
-			memcpy(po + sizeof(cb), &vb, sizeof(vb));
+			/* the id is the same: only the numbers change, in one store */
+			{
+				int64_t		nums[2] = {cb, vb};
+
+				po = out + i * CC_SHARD_SIZE + CC_ID_LEN;
+				memcpy(po, nums, sizeof(nums));
+			}
 		}
 		i++;
 	}
