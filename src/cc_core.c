@@ -259,17 +259,16 @@ cc_walk_subset_any(const unsigned char *a, size_t na,
 		/* b wins: the higher clock, then the higher value (cc_b_wins) */
 		if (cb > ca || (cb == ca && vb > va))
 		{
-			unsigned char *po;
+			/*
+			 * The id is the same: only the numbers change, written in one
+			 * 16-byte store (two 8-byte ones made the merge aggregate's time
+			 * depend on where its state lay; doc/design-layout-v2.md).
+			 */
+			int64_t		nums[2] = {cb, vb};
 
 			if (out == NULL)
 				return false;
-			/* the id is the same: only the numbers change, in one store */
-			{
-				int64_t		nums[2] = {cb, vb};
-
-				po = out + i * CC_SHARD_SIZE + CC_ID_LEN;
-				memcpy(po, nums, sizeof(nums));
-			}
+			memcpy(out + i * CC_SHARD_SIZE + CC_ID_LEN, nums, sizeof(nums));
 		}
 		i++;
 	}
