@@ -192,6 +192,7 @@ test_random(long cases)
 				text = {"parse(format(x)) = x", 0},
 				wire = {"decode(encode(x)) = x", 0},
 				into = {"merge_into = merge", 0},
+				into_narrow = {"merge_into of stored narrow shards = merge", 0},
 				digest = {"digest agrees with equality", 0},
 				inc = {"increment dominates its input", 0},
 				val = {"increment adds delta to the value", 0},
@@ -204,7 +205,7 @@ test_random(long cases)
 				diff_sub = {"difference(a, b) is the shards of a that win", 0},
 				stored = {"open(pack(x)) = x, as the byte map has it", 0};
 	law		   *laws[] = {&comm, &assoc, &idem, &canon, &text, &wire, &into,
-	&digest, &inc, &val, &ord_model, &ord_anti, &ord_eq, &ord_trans,
+	&into_narrow, &digest, &inc, &val, &ord_model, &ord_anti, &ord_eq, &ord_trans,
 	&diff, &diff_none, &diff_sub, &stored};
 	const char *seed_env = getenv("CC_TEST_SEED");
 	uint64_t	seed = seed_env ? strtoull(seed_env, NULL, 0) : 0x5eed2026ULL;
@@ -270,6 +271,33 @@ test_random(long cases)
 				y.tombstone = false;
 				y.n = cc_merge(x.s, x.n, b.s, b.n, y.s);
 				tally(&into, same(&y, &ab), &a, &b, NULL);
+			}
+		}
+
+		/*
+		 * The same with b as a table stores it: when b packs narrow, the
+		 * aggregate merges its 24-byte shards where they lie.
+		 */
+		if (!a.tombstone && !b.tombstone)
+		{
+			static unsigned char packed[CC_STORED_HEADER + sizeof(b.s)];
+			cc_stored	st;
+
+			memcpy(packed + CC_STORED_HEADER, b.s, b.n * CC_SHARD_SIZE);
+			if (cc_stored_open(packed, cc_stored_pack(packed, b.n, false), &st, NULL) == CC_OK &&
+				st.narrow)
+			{
+				x = a;
+				if (cc_merge_into_narrow(x.s, x.n, st.shards, st.n))
+					tally(&into_narrow, same(&x, &ab), &a, &b, NULL);
+				else
+				{
+					rstate		y;
+
+					y.tombstone = false;
+					y.n = cc_merge(x.s, x.n, b.s, b.n, y.s);
+					tally(&into_narrow, same(&y, &ab), &a, &b, NULL);
+				}
 			}
 		}
 
