@@ -436,9 +436,20 @@ void		cc_stored_widen(const cc_stored *s, unsigned char *out);
 
 /*
  * The exact sum of the values: the kept total, or the walk of a version 1
- * value; CC_ERR_OVERFLOW outside bigint.  Not for tombstones.
+ * value; CC_ERR_OVERFLOW outside bigint.  Not for tombstones.  Inline: it
+ * is what c::bigint does once per row.
  */
-cc_code		cc_stored_value(const cc_stored *s, int64_t *out, cc_error *err);
+static inline cc_code
+cc_stored_value(const cc_stored *s, int64_t *out, cc_error *err)
+{
+	if (!s->total_kept)
+		return cc_sum(s->shards, s->n, out, err);
+	if (s->overflow)
+		return cc_fail(err, CC_ERR_OVERFLOW,
+					   "The sum of the shard values leaves the bigint range.");
+	*out = s->total;
+	return CC_OK;
+}
 
 /*
  * Packs a value built as CC_STORED_HEADER bytes of room and then n

@@ -160,18 +160,6 @@ cc_stored_widen(const cc_stored *s, unsigned char *out)
 	}
 }
 
-cc_code
-cc_stored_value(const cc_stored *s, int64_t *out, cc_error *err)
-{
-	if (!s->total_kept)
-		return cc_sum(s->shards, s->n, out, err);
-	if (s->overflow)
-		return cc_fail(err, CC_ERR_OVERFLOW,
-					   "The sum of the shard values leaves the bigint range.");
-	*out = s->total;
-	return CC_OK;
-}
-
 size_t
 cc_stored_pack(unsigned char *data, size_t n, bool tombstone)
 {

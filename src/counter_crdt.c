@@ -156,9 +156,7 @@ cc_corrupt(const cc_error *err)
 /*
  * A value's shards as 32-byte records: used in place when they are stored
  * so, else widened into buf when they fit its capacity (in shards), else
- * into memory of the current context.  cc_datum_view_buf() reads the value
- * first, decompressing or fetching it only if it is toasted, and checks its
- * header.
+ * into memory of the current context.
  */
 void
 cc_stored_view(const cc_stored *s, cc_view *v, unsigned char *buf,
@@ -178,26 +176,12 @@ cc_stored_view(const cc_stored *s, cc_view *v, unsigned char *buf,
 }
 
 void
-cc_datum_view_buf(Datum d, cc_view *v, unsigned char *buf, size_t capacity)
-{
-	cc_stored	s;
-
-	cc_datum_stored(d, &s);
-	cc_stored_view(&s, v, buf, capacity);
-}
-
-void
 cc_read_open(Datum d, CcRead *r)
 {
-	struct varlena *p = DatumGetCounterCrdtP(d);
 	cc_stored	s;
-	cc_error	err;
+	struct varlena *p = cc_datum_stored(d, &s);
 
 	r->detoasted = (Pointer) p != DatumGetPointer(d) ? p : NULL;
-	cc_prefetch_value((const unsigned char *) VARDATA_ANY(p), VARSIZE_ANY_EXHDR(p));
-	if (cc_stored_open((const unsigned char *) VARDATA_ANY(p),
-					   VARSIZE_ANY_EXHDR(p), &s, &err) != CC_OK)
-		cc_corrupt(&err);
 	cc_stored_view(&s, &r->v, r->local, CC_READ_LOCAL);
 	r->widened = s.narrow && s.n > CC_READ_LOCAL ?
 		(unsigned char *) r->v.shards : NULL;
@@ -212,10 +196,17 @@ cc_read_close(CcRead *r)
 		pfree(r->detoasted);
 }
 
+/*
+ * A value's shards as 32-byte records, read as cc_datum_stored() reads it;
+ * narrow ones widened into memory of the current context.
+ */
 void
 cc_datum_view(Datum d, cc_view *v)
 {
-	cc_datum_view_buf(d, v, NULL, 0);
+	cc_stored	s;
+
+	cc_datum_stored(d, &s);
+	cc_stored_view(&s, v, NULL, 0);
 }
 
 /*
@@ -245,21 +236,10 @@ cc_datum_value(Datum d, int64 *value)
 		else
 			cc_datum_stored(d, &s);
 	}
-	else
-	{
-		const unsigned char *data = (const unsigned char *) VARDATA_ANY(raw);
-
-		/* the common case: a live version 2 value whose total fits */
-		if (VARSIZE_ANY_EXHDR(raw) >= CC_STORED_HEADER &&
-			data[0] == CC_STORED_V2 &&
-			(data[1] & ~CC_STORED_FLAG_NARROW) == 0 &&
-			data[2] == 0 && data[3] == 0)
-		{
-			memcpy(value, data + CC_STORED_V1_HEADER, sizeof(*value));
-			return true;
-		}
-		cc_datum_stored(d, &s);
-	}
+	/* an inline value is read in place: the sum needs no line but its first */
+	else if (cc_stored_open((const unsigned char *) VARDATA_ANY(raw),
+							VARSIZE_ANY_EXHDR(raw), &s, &err) != CC_OK)
+		cc_corrupt(&err);
 	if (s.tombstone)
 		return false;
 	if (cc_stored_value(&s, value, &err) != CC_OK)

@@ -54,22 +54,6 @@ cc_prefetch_value(const unsigned char *data, size_t len)
 }
 
 /*
- * The stored bytes of a value, detoasted only when toasted: most values are
- * inline and uncompressed, and then no call is made.
- */
-static inline void
-cc_datum_bytes(Datum d, const unsigned char **data, size_t *len)
-{
-	struct varlena *p = (struct varlena *) DatumGetPointer(d);
-
-	if (VARATT_IS_EXTERNAL(p) || VARATT_IS_COMPRESSED(p))
-		p = pg_detoast_datum_packed(p);
-	*data = (const unsigned char *) VARDATA_ANY(p);
-	*len = VARSIZE_ANY_EXHDR(p);
-	cc_prefetch_value(*data, *len);
-}
-
-/*
  * A value read for a comparison, an equality or a hash, which may run many
  * times in one memory context (a sort, an index build, a hash join): the
  * shards of up to CC_READ_LOCAL narrow ones widened on the stack, and
@@ -88,8 +72,6 @@ typedef struct CcRead
 extern void cc_read_open(Datum d, CcRead *r);
 extern void cc_read_close(CcRead *r);
 extern void cc_datum_view(Datum d, cc_view *v);
-extern void cc_datum_view_buf(Datum d, cc_view *v, unsigned char *buf,
-							  size_t capacity);
 extern bool cc_datum_value(Datum d, int64 *value);
 extern void cc_stored_view(const cc_stored *s, cc_view *v, unsigned char *buf,
 						   size_t capacity);
@@ -101,17 +83,28 @@ extern Datum cc_merge_datums(Datum a, Datum b, cc_merge_kind *kind);
 extern void cc_report(const cc_error *err, const char *input) pg_attribute_noreturn();
 extern void cc_corrupt(const cc_error *err) pg_attribute_noreturn();
 
-/* A value's stored form, checked, as it lies (detoasted if it was toasted). */
-static inline void
+/*
+ * A value's stored form, checked, as it lies: detoasted only when toasted
+ * (most values are inline and uncompressed, and then no call is made), its
+ * cache lines after the first asked for.  Returns the varlena read: d's own,
+ * or the copy detoasting made.
+ */
+static inline struct varlena *
 cc_datum_stored(Datum d, cc_stored *s)
 {
+	struct varlena *p = (struct varlena *) DatumGetPointer(d);
 	const unsigned char *data;
 	size_t		len;
 	cc_error	err;
 
-	cc_datum_bytes(d, &data, &len);
+	if (VARATT_IS_EXTERNAL(p) || VARATT_IS_COMPRESSED(p))
+		p = pg_detoast_datum_packed(p);
+	data = (const unsigned char *) VARDATA_ANY(p);
+	len = VARSIZE_ANY_EXHDR(p);
+	cc_prefetch_value(data, len);
 	if (cc_stored_open(data, len, s, &err) != CC_OK)
 		cc_corrupt(&err);
+	return p;
 }
 extern const uint8_t *cc_node_id(void);
 
