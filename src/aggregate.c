@@ -140,8 +140,6 @@ cc_agg_add(MemoryContext aggcontext, CcAggState *st,
 	st->spare = tmp;
 }
 
-#define CC_AGG_LOCAL_SHARDS 16
-
 Datum
 counter_crdt_merge_agg_trans(PG_FUNCTION_ARGS)
 {
@@ -150,7 +148,7 @@ counter_crdt_merge_agg_trans(PG_FUNCTION_ARGS)
 	cc_stored	s;
 	cc_view		v;
 	/* narrow inputs of a few shards are widened here, without an allocation */
-	unsigned char local[CC_AGG_LOCAL_SHARDS * CC_SHARD_SIZE];
+	unsigned char local[CC_READ_LOCAL * CC_SHARD_SIZE];
 
 	if (PG_ARGISNULL(1))
 	{
@@ -163,7 +161,7 @@ counter_crdt_merge_agg_trans(PG_FUNCTION_ARGS)
 	if (st != NULL && s.narrow && st->n > 0 && !st->tombstone &&
 		cc_merge_into_narrow(st->buf, st->n, s.shards, s.n))
 		PG_RETURN_POINTER(st);
-	cc_stored_view(&s, &v, local, CC_AGG_LOCAL_SHARDS);
+	cc_stored_view(&s, &v, local, CC_READ_LOCAL);
 	aggcontext = cc_agg_context(fcinfo);
 	if (st == NULL)
 		st = cc_agg_new(aggcontext, v.n);

@@ -57,7 +57,8 @@ cc_prefetch_value(const unsigned char *data, size_t len)
  * A value read for a comparison, an equality or a hash, which may run many
  * times in one memory context (a sort, an index build, a hash join): the
  * shards of up to CC_READ_LOCAL narrow ones widened on the stack, and
- * cc_read_close() frees whatever reading allocated.
+ * cc_read_close() frees whatever reading allocated.  The merge aggregate
+ * widens its inputs into a stack buffer of the same size.
  */
 #define CC_READ_LOCAL 8
 typedef struct CcRead
