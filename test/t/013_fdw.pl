@@ -252,14 +252,20 @@ my $stop = "$DIR/stop_clients";
 # s1 goes down while it waits.  Created and dropped while no client runs:
 # DDL on a shard's table queues behind the coordinators' transactions, and
 # they behind it, a wait across servers that no server sees as a deadlock.
-# After the crash the sequence is far beyond 1 (nextval logs ahead).
+# Arming records the postmaster's start time, so the trigger never sleeps
+# once s1 has restarted: the sequence alone would not do, as the WAL of the
+# nextval() that started the sleep may not reach disk before the crash,
+# and the first commit after the restart would then sleep again.
 $shard{s1}->safe_psql('app', q{
 CREATE SEQUENCE public.hold_once;
 SELECT setval('public.hold_once', 1000);
 GRANT USAGE ON SEQUENCE public.hold_once TO app;
+CREATE TABLE public.hold_armed (started timestamptz);
+GRANT SELECT ON public.hold_armed TO app;
 CREATE FUNCTION public.hold_once() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  IF nextval('public.hold_once') = 1 THEN
+  IF EXISTS (SELECT FROM public.hold_armed WHERE started = pg_postmaster_start_time())
+     AND nextval('public.hold_once') = 1 THEN
     PERFORM pg_sleep(600);
   END IF;
   RETURN NULL;
@@ -292,7 +298,10 @@ sub wait_batches
 }
 wait_batches({ map { ($_ => 3) } 1 .. $CLIENTS }, 'before the restart');
 # Armed: the next commit on s1 that updated a row waits there.
-$shard{s1}->safe_psql('app', q{SELECT setval('public.hold_once', 1, false)});
+$shard{s1}->safe_psql('app', q{
+INSERT INTO public.hold_armed SELECT pg_postmaster_start_time();
+SELECT setval('public.hold_once', 1, false);
+});
 ok($shard{s1}->poll_query_until('app',
 		q{SELECT count(*) = 1 FROM pg_stat_activity WHERE wait_event = 'PgSleep'}),
 	'C: a batch waits in its commit on s1');
