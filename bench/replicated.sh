@@ -25,6 +25,16 @@
 #    instead of text, which the walsender formats and the apply worker
 #    parses); medians and the ratios of rates (counter / bigint) are
 #    reported.  Target >= 0.95 x.
+#    Two more bigint sides split the gap into what PostgreSQL costs and what
+#    the counter's own code does: bt, the bigint table with a BEFORE UPDATE
+#    row trigger in C that fires for the apply worker as the merge trigger
+#    does (PostgreSQL's own suppress_redundant_updates_trigger(), which
+#    compares the old and the new row; ENABLE REPLICA), and bw, the same
+#    with a bytea column that makes the row as wide as the counter's (its
+#    72 bytes travel as text too, as hex).  From bigint to bt is the cost of
+#    having a row trigger at all; from bt to bw that of the wider row; from
+#    bw to the counter that of the counter's text input and its merge
+#    trigger.
 # 2. Mesh lag.  Servers a, b, c in the full mesh (every server subscribes to
 #    the other two; PostgreSQL 15 has no origin filter, so every applied
 #    change is decoded again and sent on: the echo).  Table m (k int primary
@@ -97,47 +107,73 @@ for s in a b; do
 	q $s -c "CREATE EXTENSION counter_crdt;
 		CREATE TABLE t (k int PRIMARY KEY, c counter_crdt);
 		CREATE TABLE tb (k int PRIMARY KEY, v bigint NOT NULL);
+		CREATE TABLE tbt (k int PRIMARY KEY, v bigint NOT NULL);
+		CREATE TABLE tbw (k int PRIMARY KEY, v bigint NOT NULL, pad bytea NOT NULL);
 		SELECT counter_crdt_enable_replica_merge('t');
 		CREATE PUBLICATION pc FOR TABLE t;
-		CREATE PUBLICATION pb FOR TABLE tb;" >/dev/null
+		CREATE PUBLICATION pb FOR TABLE tb;
+		CREATE PUBLICATION pbt FOR TABLE tbt;
+		CREATE PUBLICATION pbw FOR TABLE tbw;" >/dev/null
+done
+# The baselines' trigger, on the subscriber only (the merge trigger fires
+# there only too: on a it is ENABLE REPLICA, and nothing replicates into a).
+for tbl in tbt tbw; do
+	q b -c "CREATE TRIGGER c_trigger BEFORE UPDATE ON $tbl FOR EACH ROW
+			EXECUTE FUNCTION suppress_redundant_updates_trigger();
+		ALTER TABLE $tbl ENABLE REPLICA TRIGGER c_trigger"
 done
 ID_A=$(q a -c "SELECT counter_crdt_node_id()")
 ID_B=$(q b -c "SELECT counter_crdt_node_id()")
 [ "$ID_A" != "$ID_B" ] || die "a and b have the same writer id"
 INIT="INSERT INTO t SELECT k, counter_crdt_increment(counter_crdt_increment(counter_crdt_increment(
 		NULL, 1, '$ID_A'), 1, '$ID_B'), 1, counter_crdt_rack_id('dc9', 'r9')) FROM generate_series(1, 1000) k;
-	INSERT INTO tb SELECT k, 3 FROM generate_series(1, 1000) k;"
+	INSERT INTO tb SELECT k, 3 FROM generate_series(1, 1000) k;
+	INSERT INTO tbt SELECT k, 3 FROM generate_series(1, 1000) k;
+	INSERT INTO tbw SELECT k, 3, decode(repeat('a5', 72), 'hex') FROM generate_series(1, 1000) k;"
 for s in a b; do
 	q $s -c "$INIT"
 done
 subscribe b sc a pc
 subscribe b sb a pb
+subscribe b sbt a pbt
+subscribe b sbw a pbw
 [ "$(q b -c "SELECT count(*) FROM t, counter_crdt_shards(c) s WHERE s.id = counter_crdt_node_id()")" = 1000 ] ||
 	die "the counters of b do not hold b's own shard"
 [ "$(q a -c "SELECT count(*) FROM t, counter_crdt_shards(c) s")" = 3000 ] || die "the counters of a do not hold 3 shards"
+# The row widths, as stored (k and the value, or k, v and pad).
+W_C=$(q a -c "SELECT pg_column_size(t.*) FROM t LIMIT 1")
+W_B=$(q a -c "SELECT pg_column_size(tb.*) FROM tb LIMIT 1")
+W_BW=$(q a -c "SELECT pg_column_size(tbw.*) FROM tbw LIMIT 1")
 
 cat >"$WORK/inc_c.sql" <<'SQL'
 \set k random(1, 1000)
 UPDATE t SET c = c + 1 WHERE k = :k;
 SQL
-cat >"$WORK/inc_b.sql" <<'SQL'
-\set k random(1, 1000)
-UPDATE tb SET v = v + 1 WHERE k = :k;
+for tbl in tb tbt tbw; do
+	cat >"$WORK/inc_$tbl.sql" <<SQL
+\\set k random(1, 1000)
+UPDATE $tbl SET v = v + 1 WHERE k = :k;
 SQL
-chmod 644 "$WORK"/inc_?.sql
+done
+chmod 644 "$WORK"/inc_*.sql
 
-declare -A TIMES CPUS WALPER
-# apply_round SIDE: c (counter, table t, subscription sc) or b (bigint, tb, sb).
+declare -A TIMES CPUS WCPUS WALPER
+# The sides: table, subscription, total, and the name in the log.
+declare -A TBL=([b]=tb [bt]=tbt [bw]=tbw [c]=t [cbin]=t)
+declare -A SUB=([b]=sb [bt]=sbt [bw]=sbw [c]=sc [cbin]=sc)
+declare -A SIDE_NAME=([b]="bigint" [bt]="bigint, C trigger" [bw]="bigint, wide, C trigger"
+	[c]="counter_crdt" [cbin]="counter_crdt, binary")
+# apply_round SIDE: one of the keys of TBL.
 apply_round()
 {
-	local side=$1 tbl sub total l0 l1 start end pid cpu
-	if [ "$side" = b ]; then tbl=tb sub=sb total="sum(v)"; else tbl=t sub=sc total="sum(c::bigint)"; fi
+	local side=$1 tbl=${TBL[$1]} sub=${SUB[$1]} total="sum(v)" l0 l1 start end pid cpu wcpu perfpid
+	[ "$tbl" != t ] || total="sum(c::bigint)"
 	q b -c "ALTER SUBSCRIPTION $sub DISABLE"
 	wait_for b "SELECT count(*) FROM pg_stat_subscription WHERE subname = '$sub' AND pid IS NOT NULL" 0
-	[ "$side" = b ] || q b -c "ALTER SUBSCRIPTION sc SET (binary = $([ "$side" = cbin ] && echo true || echo false))"
+	[ "$tbl" != t ] || q b -c "ALTER SUBSCRIPTION sc SET (binary = $([ "$side" = cbin ] && echo true || echo false))"
 	l0=$(q a -c "SELECT pg_current_wal_insert_lsn()")
 	"$BIN/pgbench" -n -h "${HOST[a]}" -p "${PORT[a]}" -U postgres -c 4 -j 2 -t $((N / 4)) \
-		-f "$WORK/inc_${side:0:1}.sql" postgres >/dev/null
+		-f "$WORK/inc_$([ "$tbl" = t ] && echo c || echo "$tbl").sql" postgres >/dev/null
 	l1=$(q a -c "SELECT pg_current_wal_insert_lsn()")
 	WALPER[$side]=$(q a -c "SELECT round(pg_wal_lsn_diff('$l1', '$l0') / $((N / 4 * 4)))")
 	target=$(q a -c "SELECT $total FROM $tbl")
@@ -151,22 +187,29 @@ apply_round()
 		pid=$(q b -c "SELECT pid FROM pg_stat_subscription WHERE subname = '$sub'")
 		perf record -q -e cpu-clock -g -p "$pid" -o "$REPL_PERF_DIR/apply_$side.data" 2>/dev/null &
 		perfpid=$!
+		wait_for a "SELECT count(*) FROM pg_stat_replication WHERE application_name = '$sub'" 1
+		pid=$(q a -c "SELECT pid FROM pg_stat_replication WHERE application_name = '$sub'")
+		perf record -q -e cpu-clock -g -p "$pid" -o "$REPL_PERF_DIR/walsender_$side.data" 2>/dev/null &
+		perfpid="$perfpid $!"
 	fi
 	wait_for b "SELECT $total FROM $tbl" "$target"
 	end=$(date +%s.%N)
-	[ -z "${REPL_PERF_DIR:-}" ] || { kill -INT "$perfpid"; wait "$perfpid" || true; }
+	# shellcheck disable=SC2086
+	[ -z "${REPL_PERF_DIR:-}" ] || { kill -INT $perfpid; wait $perfpid || true; }
 	pid=$(q b -c "SELECT pid FROM pg_stat_subscription WHERE subname = '$sub'")
 	cpu=$(cpu_of "$pid")
+	# the walsender that decoded and sent the backlog (started by the ENABLE)
+	pid=$(q a -c "SELECT pid FROM pg_stat_replication WHERE application_name = '$sub'")
+	wcpu=$(cpu_of "$pid")
 	TIMES[$side]+="$(calc "$end - $start" 3) "
 	CPUS[$side]+="$cpu "
-	say "  $(case $side in b) echo "bigint              ";; c) echo "counter_crdt        ";; *) echo "counter_crdt, binary";; esac) backlog applied in $(calc "$end - $start") s, apply worker CPU $cpu s"
+	WCPUS[$side]+="$wcpu "
+	say "  $(printf '%-24s' "${SIDE_NAME[$side]}") backlog applied in $(calc "$end - $start") s, CPU: apply worker $cpu s, walsender $wcpu s"
 }
 
 say "apply rate: backlogs of $N increments, $ROUNDS rounds per side (bigint, counter, ...)"
 for ((r = 0; r < ROUNDS; r++)); do
-	apply_round b
-	apply_round c
-	apply_round cbin
+	for side in b c cbin bt bw; do apply_round $side; done
 done
 [ "$(q b -c "SELECT count(*) FROM counter_crdt_writer_conflicts")" = 0 ] || die "own-id conflicts recorded on b"
 [ "$(q b -c "SELECT count(*) FROM t, counter_crdt_shards(c) s")" = 3000 ] || die "b's counters grew shards"
@@ -184,7 +227,15 @@ RATE_CB=$(calc "$((N / 4 * 4)) / $MT_CB" 0)
 N_DONE=$((N / 4 * 4))
 RATE_B=$(calc "$N_DONE / $MT_B" 0)
 RATE_C=$(calc "$N_DONE / $MT_C" 0)
-q b -c "DROP SUBSCRIPTION sc" -c "DROP SUBSCRIPTION sb"
+MT_BT=$(echo "${TIMES[bt]}" | median)
+MT_BW=$(echo "${TIMES[bw]}" | median)
+MC_BT=$(echo "${CPUS[bt]}" | median)
+MC_BW=$(echo "${CPUS[bw]}" | median)
+declare -A MW
+for side in b bt bw c cbin; do MW[$side]=$(echo "${WCPUS[$side]}" | median); done
+RATE_BT=$(calc "$N_DONE / $MT_BT" 0)
+RATE_BW=$(calc "$N_DONE / $MT_BW" 0)
+q b -c "DROP SUBSCRIPTION sc" -c "DROP SUBSCRIPTION sb" -c "DROP SUBSCRIPTION sbt" -c "DROP SUBSCRIPTION sbw"
 
 # --- 2. mesh -----------------------------------------------------------------
 start c
@@ -292,7 +343,15 @@ printf '%-34s %14s %14s %8s\n' "apply worker CPU (median, s)" "$MC_C" "$MC_B" "$
 printf '%-34s %14s %14s %8s %10s\n' "the same, binary = true: per second" "$RATE_CB/s" "$RATE_B/s" "$R_APPLY_BIN x" ">= 0.95 x"
 printf '%-34s %14s %14s %8s\n' "apply worker CPU, binary = true" "$MC_CB" "$MC_B" "$R_APPLY_BIN_CPU x"
 printf '%-34s %14s %14s\n' "WAL per increment on a (bytes)" "${WALPER[c]}" "${WALPER[b]}"
-echo "  all rounds (s): counter ${TIMES[c]}; counter, binary ${TIMES[cbin]}; bigint ${TIMES[b]}"
+echo "  all rounds (s): counter ${TIMES[c]}; counter, binary ${TIMES[cbin]}; bigint ${TIMES[b]}; bigint, C trigger ${TIMES[bt]}; bigint, wide, C trigger ${TIMES[bw]}"
+echo
+echo "where the apply gap goes (rates of the same run; each step against the one before)"
+printf '%-44s %10s %12s %12s %8s %8s\n' "side" "rate" "apply CPU" "sender CPU" "step" "row"
+printf '%-44s %8s/s %10s s %10s s %8s %6s B\n' "bigint, plain updates" "$RATE_B" "$MC_B" "${MW[b]}" "" "$W_B"
+printf '%-44s %8s/s %10s s %10s s %6s x %8s\n' "bigint, a C row trigger (PostgreSQL's)" "$RATE_BT" "$MC_BT" "${MW[bt]}" "$(calc "$MT_B / $MT_BT")" ""
+printf '%-44s %8s/s %10s s %10s s %6s x %6s B\n' "bigint as wide as a counter row, C trigger" "$RATE_BW" "$MC_BW" "${MW[bw]}" "$(calc "$MT_BT / $MT_BW")" "$W_BW"
+printf '%-44s %8s/s %10s s %10s s %6s x %6s B\n' "counter_crdt: its text input, merge trigger" "$RATE_C" "$MC_C" "${MW[c]}" "$(calc "$MT_BW / $MT_C")" "$W_C"
+printf '%-44s %8s/s %10s s %10s s %6s x\n' "counter_crdt, binary = true" "$RATE_CB" "$MC_CB" "${MW[cbin]}" "$(calc "$MT_BW / $MT_CB")"
 echo
 printf '%-12s %10s %10s %9s %9s %12s %9s %10s %9s %11s %9s %13s %12s\n' "mesh, rate" "increments" "done/s" "lag med" "lag max" "behind med" "converge" "WAL/inc" "sent/inc" "decoded/inc" "echo/inc" "sender us/inc" "apply us/inc"
 for rate in $RATES; do
@@ -300,5 +359,5 @@ for rate in $RATES; do
 	printf '%-12s %10s %10s %7s ms %7s ms %10s B %7s s %8s B %9s %9s B %9s %13s %12s\n' "$rate/s x 3" "$made" "$dps" "$lmed" "$lmax" "$bmed" "$conv" "$wal" "$sent" "$dec" "$echo" "$cpus" "$cpua"
 done
 echo
-echo "* apply rate: increments applied per second by b's apply worker, backlog made on a by pgbench -c 4 -j 2 (random keys of 1,000 rows); the counter side runs the merge trigger (own-id check included), the bigint side applies plain updates; ratio = counter rate / bigint rate (median of $ROUNDS rounds each); binary = true: the subscription takes the values in the send/recv form instead of text (ALTER SUBSCRIPTION ... SET (binary = true))."
+echo "* apply rate: increments applied per second by b's apply worker, backlog made on a by pgbench -c 4 -j 2 (random keys of 1,000 rows); the counter side runs the merge trigger (own-id check included), the bigint side applies plain updates (the two other bigint sides: with PostgreSQL's C trigger suppress_redundant_updates_trigger() on the subscriber, ENABLE REPLICA; and as wide as a counter row by a bytea column, with the same trigger); ratio = counter rate / bigint rate (median of $ROUNDS rounds each); binary = true: the subscription takes the values in the send/recv form instead of text (ALTER SUBSCRIPTION ... SET (binary = true))."
 echo "* mesh: lag = replay_lag of the walsenders (sampled every 0.5 s, median and max over all), behind = WAL bytes between a server's insert position and a subscriber's replay position (median); converge = time after the load stops until the three totals equal the increments made; WAL/inc = WAL bytes written on all three servers per increment; sent/inc = transactions decoded and sent by the walsenders per increment (2 without echo: one to each peer); echo/inc = applies that changed nothing (the merge trigger found the change already there); sender/apply us = CPU time of the walsenders / apply workers of all three servers, microseconds per increment (of the transactions they decode and send, sent/inc - 2 per increment are echoes; of the applies, echo/inc)."
