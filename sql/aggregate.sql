@@ -96,6 +96,60 @@ FROM (SELECT k, counter_crdt_merge_agg(c) AS a FROM agg_t GROUP BY k) g
 JOIN (SELECT k, merge_fold(c ORDER BY o) AS f FROM agg_t GROUP BY k) h USING (k);
 RESET enable_sort;
 
+-- A hash aggregation keeps its states in slots of its own memory (see
+-- aggregate.c).  That memory is reset between the batches of one that
+-- spills to disk (a small work_mem) and at every rescan (the subquery runs
+-- once per outer row, each time over new rows): states made after a reset
+-- must not land in memory of before it.
+CREATE FUNCTION hashagg_batches(q text) RETURNS int LANGUAGE plpgsql AS $$
+DECLARE
+  j json;
+BEGIN
+  EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON, COSTS OFF, TIMING OFF) ' || q INTO j;
+  RETURN (j->0->'Plan'->>'HashAgg Batches')::int;
+END $$;
+SET enable_sort = off;
+SET work_mem = '64kB';
+SELECT hashagg_batches('SELECT k, counter_crdt_merge_agg(c) FROM agg_t GROUP BY k') > 1 AS spills;
+SELECT count(*) AS groups,
+       count(*) FILTER (WHERE g.a IS DISTINCT FROM h.f) AS spilled_agg_ne_fold
+FROM (SELECT k, counter_crdt_merge_agg(c) AS a FROM agg_t GROUP BY k) g
+JOIN (SELECT k, merge_fold(c ORDER BY o) AS f FROM agg_t GROUP BY k) h USING (k);
+RESET work_mem;
+-- States side by side in their slots, each growing past its slot's room
+-- while the states made after it sit next to it: first every group's
+-- first writer, then every group's second, and so on; groups of the
+-- second kind start with four writers (a larger slot).  Every group ends
+-- with its writers' values.
+CREATE TABLE agg_grow AS
+SELECT g, w, c FROM (
+  SELECT g, w, counter_crdt_increment(NULL, w * 10 + g % 10, md5('grow' || w)::uuid) AS c
+  FROM generate_series(1, 500) g, generate_series(1, 7) w
+  WHERE g % 2 = 1 OR w > 4
+  UNION ALL
+  SELECT g, 0, (SELECT counter_crdt_merge_agg(counter_crdt_increment(NULL, w * 10 + g % 10, md5('grow' || w)::uuid))
+                FROM generate_series(1, 4) w)
+  FROM generate_series(2, 500, 2) g) s
+ORDER BY w, g;
+SELECT hashagg_batches('SELECT g, counter_crdt_merge_agg(c) FROM agg_grow GROUP BY g') AS batches;
+SELECT count(*) AS groups,
+       count(*) FILTER (WHERE counter_crdt_writers(a) <> 7) AS not_7_writers,
+       count(*) FILTER (WHERE a::bigint <> 280 + 7 * (g % 10)) AS wrong_total
+FROM (SELECT g, counter_crdt_merge_agg(c) AS a FROM agg_grow GROUP BY g) s;
+DROP TABLE agg_grow;
+EXPLAIN (COSTS OFF)
+SELECT r.m, s.* FROM generate_series(0, 6) r(m),
+  LATERAL (SELECT count(*) AS groups FROM (SELECT k, counter_crdt_merge_agg(c) AS a
+           FROM agg_t WHERE k % 7 = r.m GROUP BY k) g) s;
+SELECT r.m, s.* FROM generate_series(0, 6) r(m),
+  LATERAL (SELECT count(*) AS groups,
+                  count(*) FILTER (WHERE g.a IS DISTINCT FROM h.f) AS rescanned_agg_ne_fold,
+                  sum(g.a::bigint) AS total
+           FROM (SELECT k, counter_crdt_merge_agg(c) AS a FROM agg_t WHERE k % 7 = r.m GROUP BY k) g
+           JOIN (SELECT k, merge_fold(c ORDER BY o) AS f FROM agg_t GROUP BY k) h USING (k)) s
+ORDER BY r.m;
+RESET enable_sort;
+
 -- Some groups in full.
 SELECT k, counter_crdt_merge_agg(c) AS merged
 FROM agg_t WHERE k IN (1, 2, 6, 169) GROUP BY k ORDER BY k;
