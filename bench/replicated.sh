@@ -55,7 +55,7 @@
 # launcher of PostgreSQL 15 starts no apply worker sooner than that after the
 # last one; at the default 5 s the start, not the apply, would be timed).
 #
-# Knobs: REPL_BACKLOG [100000], REPL_ROUNDS [2], REPL_RATES ["100 400"]
+# Knobs: REPL_BACKLOG [100000], REPL_ROUNDS [3], REPL_RATES ["100 400"]
 # (increments per second per server), REPL_MESH_SECONDS [20]; REPL_PERF_DIR
 # [unset]: a directory where perf record writes a profile of the apply worker
 # of each side's last round (apply_b.data, apply_c.data, apply_cbin.data).
@@ -63,7 +63,7 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 N=${REPL_BACKLOG:-100000}
-ROUNDS=${REPL_ROUNDS:-2}
+ROUNDS=${REPL_ROUNDS:-3}
 RATES=${REPL_RATES:-"100 400"}
 MESH_SECONDS=${REPL_MESH_SECONDS:-20}
 # shellcheck source=scripts/pgcluster.sh
