@@ -126,6 +126,23 @@ cc_fail_text(cc_error *err, const char *fmt,...)
 }
 
 /*
+ * The texts of the last ids parsed, with their bytes.  A table's counters
+ * share few writers, so the same ids come back row after row (a replicated
+ * row arrives as text, every shard with its id): one found here is copied,
+ * not parsed again.  Only texts that libuuid accepted enter, and a text is
+ * found only if it is the same 36 bytes, so what is found is valid.
+ */
+#define CC_ID_MEMO 8
+
+static struct
+{
+	char		text[CC_UUID_TEXT_LEN];
+	uint8_t		id[CC_ID_LEN];
+}			cc_id_memo[CC_ID_MEMO];
+static unsigned cc_id_memo_used;	/* entries filled */
+static unsigned cc_id_memo_next;	/* the one to replace next */
+
+/*
  * Uuid text through libuuid.  uuid_parse_range() takes exactly the 36
  * characters 8-4-4-4-12 of hex digits in any case and hyphens; the length
  * is checked here as well, so that a longer run of the same characters is
@@ -134,7 +151,22 @@ cc_fail_text(cc_error *err, const char *fmt,...)
 bool
 cc_uuid_parse(const char *str, size_t len, uint8_t *out)
 {
-	return len == CC_UUID_TEXT_LEN && uuid_parse_range(str, str + len, out) == 0;
+	if (len != CC_UUID_TEXT_LEN)
+		return false;
+	for (unsigned i = 0; i < cc_id_memo_used; i++)
+		if (memcmp(cc_id_memo[i].text, str, CC_UUID_TEXT_LEN) == 0)
+		{
+			memcpy(out, cc_id_memo[i].id, CC_ID_LEN);
+			return true;
+		}
+	if (uuid_parse_range(str, str + len, out) != 0)
+		return false;
+	memcpy(cc_id_memo[cc_id_memo_next].text, str, CC_UUID_TEXT_LEN);
+	memcpy(cc_id_memo[cc_id_memo_next].id, out, CC_ID_LEN);
+	cc_id_memo_next = (cc_id_memo_next + 1) % CC_ID_MEMO;
+	if (cc_id_memo_used < CC_ID_MEMO)
+		cc_id_memo_used++;
+	return true;
 }
 
 void

@@ -108,6 +108,39 @@ test_uuid_libuuid(void)
 			   "a run of %zu characters", len);
 	}
 
+	/*
+	 * The parser remembers the texts of the last 8 ids: a text is refused
+	 * again however often it comes, and ids parse to their own bytes when
+	 * the texts of more than 8 ids take turns (one character apart, so that
+	 * a match on fewer than 36 characters would give a wrong id).
+	 */
+	for (int round = 0; round < 3; round++)
+	{
+		for (int again = 0; again < 2; again++)
+		{
+			CHECK(!cc_uuid_parse("7f0cab51-fb72-3e98-bdb4-0404a982865g", 36, id));
+			CHECK(!cc_uuid_parse("7f0cab51-fb72-3e98-bdb4-0404a982865", 36, id));
+		}
+		for (int k = 0; k < 12; k++)
+		{
+			char		text[CC_UUID_TEXT_LEN + 1];
+			uint8_t		want[CC_ID_LEN];
+
+			memcpy(text, "7f0cab51-fb72-3e98-bdb4-0404a982865d", CC_UUID_TEXT_LEN + 1);
+			text[(k % 2) ? 0 : 35] = "0123456789abcdefABCD"[(k + round) % 20];
+			for (int i = 0, d = 0; i < CC_UUID_TEXT_LEN; i++)
+				if (i != 8 && i != 13 && i != 18 && i != 23)
+				{
+					want[d / 2] = (uint8_t) (d % 2 ? want[d / 2] | ref_hexval((unsigned char) text[i])
+											 : ref_hexval((unsigned char) text[i]) << 4);
+					d++;
+				}
+			memset(id, 0, sizeof(id));
+			CHECKF(cc_uuid_parse(text, CC_UUID_TEXT_LEN, id) && memcmp(id, want, CC_ID_LEN) == 0,
+				   "round %d: %s parsed to its own bytes", round, text);
+		}
+	}
+
 	/* format: lower case, hyphens, a NUL after 36 characters */
 	for (int v = 0; v < 256; v++)
 	{
