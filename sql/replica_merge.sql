@@ -34,6 +34,18 @@ UPDATE rm SET c = '{00000000-0000-0000-0000-00000000000a:1:1}' WHERE k = 1;
 UPDATE rm SET c = c, d = NULL WHERE k = 1;
 SELECT ctid = :'before_ctid' AS unchanged, c, d FROM rm WHERE k = 1;
 
+-- A replicated row whose state wins whole in one counter and is NULL in the
+-- other: the other keeps its local value.  When both win whole, the row is
+-- the replicated one as it came.
+UPDATE rm SET c = '{00000000-0000-0000-0000-00000000000a:9:90, 00000000-0000-0000-0000-00000000000b:9:90}',
+              d = NULL
+ WHERE k = 1;
+SELECT c, d FROM rm WHERE k = 1;
+UPDATE rm SET c = '{00000000-0000-0000-0000-00000000000a:10:100, 00000000-0000-0000-0000-00000000000b:10:100}',
+              d = '{00000000-0000-0000-0000-00000000000c:2:8}'
+ WHERE k = 1;
+SELECT c, d FROM rm WHERE k = 1;
+
 -- A replicated INSERT of an existing key merges into the local row.
 INSERT INTO rm VALUES (2, '{00000000-0000-0000-0000-00000000000a:5:50}', '{00000000-0000-0000-0000-00000000000a:1:1}');
 -- and of a new key inserts it.

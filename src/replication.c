@@ -364,6 +364,7 @@ cc_merge_update(TriggerData *td, const CcTableInfo *info, Oid nsp)
 	bool	   *nulls = palloc(sizeof(bool) * desc->natts);
 	bool	   *replace = palloc0(sizeof(bool) * desc->natts);
 	bool		any_change = false;
+	bool		all_incoming = true;	/* every merge is the replicated value */
 
 	for (int i = 0; i < desc->natts; i++)
 	{
@@ -386,6 +387,8 @@ cc_merge_update(TriggerData *td, const CcTableInfo *info, Oid nsp)
 										n, nnull, &nulls[i], &changed);
 			replace[i] = true;
 			any_change |= changed;
+			if (nulls[i] != nnull || (!nnull && values[i] != n))
+				all_incoming = false;
 		}
 		else if (onull != nnull ||
 				 (!onull && !datum_image_eq(o, n, att->attbyval, att->attlen)))
@@ -397,6 +400,8 @@ cc_merge_update(TriggerData *td, const CcTableInfo *info, Oid nsp)
 	}
 	if (!any_change)
 		return NULL;			/* the local row already holds the merge */
+	if (all_incoming)
+		return newtup;			/* the replicated row is the merge: no copy */
 	return heap_modify_tuple(oldtup, desc, values, nulls, replace);
 }
 
