@@ -6,7 +6,9 @@
  *	  microbench OP ITERATIONS
  *
  * OP is one of merge8 (two 8-shard states, half the ids shared), increment
- * (a 3-shard state), sum (3 shards), parse and format (3 shards).  It runs OP
+ * (a 3-shard state), sum (3 shards), parse (3 shards, the same text every
+ * time), parse_new (the same with one id spelt anew every time, so that the
+ * parser's memo of ids misses it) and format (3 shards).  It runs OP
  * ITERATIONS times and prints the time per operation.  Run under callgrind
  * at two iteration counts, the difference divided by the difference in
  * iterations is the exact instruction count of one operation, free of the
