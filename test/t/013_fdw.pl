@@ -56,9 +56,9 @@ my $DIR = PostgreSQL::Test::Utils::tempdir();
 fdw_setup($SEED);
 
 # ------------------------------------------------------------ the README's blocks
-run_recipe($coord{c1}, 'app', 'scaling-out/increment');
+readme_run_subst($coord{c1}, 'app', 'scaling-out/increment');
 model_single('c1', '/home', 1);
-run_recipe($coord{c1}, 'app', 'scaling-out/increment-shipped');
+readme_run_subst($coord{c1}, 'app', 'scaling-out/increment-shipped');
 model_single('c1', '/home', 1);
 $created{'/home'} = 1;
 # The batch: once on c1, then again on c2 (a replay: nothing changes).

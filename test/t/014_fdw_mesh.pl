@@ -44,7 +44,7 @@ foreach my $m (values %mesh_node)
 {
 	hba_first($m);
 	$m->reload;
-	run_recipe($m, 'app', 'scaling-out/mesh-member');
+	readme_run_subst($m, 'app', 'scaling-out/mesh-member');
 }
 my $mesh = readme_counters(values %mesh_node);
 my $rows = $shard{s2}->safe_psql('app', 'COPY page_views TO STDOUT');
@@ -55,7 +55,7 @@ my $a_hosts = {
 	"host 'a'" => "host '" . $mesh_node{a}->host . "'",
 	"port '5432'" => "port '" . $mesh_node{a}->port . "'"
 };
-run_recipe($coord{$_}, 'app', 'scaling-out/mesh-switch', $a_hosts) foreach qw(c1 c2);
+readme_run_subst($coord{$_}, 'app', 'scaling-out/mesh-switch', $a_hosts) foreach qw(c1 c2);
 my $old_s2 = $shard{s2};
 my $dq = $mesh->digest_query;
 my $old_state = $old_s2->safe_psql('app', $dq);

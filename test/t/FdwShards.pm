@@ -34,7 +34,8 @@ use IPC::Run ();
 use POSIX ();
 use Time::HiRes qw(usleep);
 use ReadmeRecipe;
-our @EXPORT = qw(fdw_setup hba_first run_recipe model_single model_batch check_model
+use ReadmeMesh qw(readme_run_subst);
+our @EXPORT = qw(fdw_setup hba_first readme_run_subst model_single model_batch check_model
   session_open session_run session_close sql_text_array start_client
   finish_clients ok_batches report_retries
   %shard %coord %coord_id %model %created %hot %cold %client_writer
@@ -44,7 +45,6 @@ our $CLIENTS = 8;
 our ($SEED, $DIR, $SESSION);
 our (%shard, %coord, %coord_id, %model, %created, %hot, %cold,
 	%client_writer, %last_batch, %retries);
-my $seq = 0;
 
 sub new_server
 {
@@ -59,22 +59,6 @@ deadlock_timeout = 100ms
 autovacuum = off
 ));
 	return $node;
-}
-
-# Runs recipe $name as written (with the host substitutions of %$subst) on
-# $node's database $db through psql, stopping at the first error; returns
-# its output.
-sub run_recipe
-{
-	my ($node, $db, $name, $subst) = @_;
-	my $file = "$DIR/recipe_" . $seq++ . '.sql';
-	append_to_file($file, recipe($name, $subst));
-	my ($rc, $out, $err) = $node->psql($db, undef,
-		extra_params => [ '-v', 'ON_ERROR_STOP=1', '-f', $file ]);
-	ok($rc == 0, "recipe $name runs on " . $node->name)
-	  or diag("psql exit code $rc: $err");
-	die "recipe $name failed on " . $node->name . ": $err" if $rc != 0;
-	return $out;
 }
 
 # Puts the recipe's pg_hba.conf line at the top of $node's pg_hba.conf, the
@@ -105,12 +89,12 @@ sub fdw_setup
 	hba_first($_) foreach values %shard;
 	$_->start foreach (values %shard, values %coord);
 
-	run_recipe($shard{$_}, 'postgres', 'scaling-out/shard') foreach qw(s1 s2);
+	readme_run_subst($shard{$_}, 'postgres', 'scaling-out/shard') foreach qw(s1 s2);
 	my %fdw_hosts = map {
 		("host '$_', port '5432'" =>
 			  "host '" . $shard{$_}->host . "', port '" . $shard{$_}->port . "'")
 	} qw(s1 s2);
-	run_recipe($coord{$_}, 'postgres', 'scaling-out/coordinator', \%fdw_hosts)
+	readme_run_subst($coord{$_}, 'postgres', 'scaling-out/coordinator', \%fdw_hosts)
 	  foreach qw(c1 c2);
 
 	%coord_id = map {

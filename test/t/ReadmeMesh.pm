@@ -31,7 +31,7 @@ use Time::HiRes ();
 use ReadmeRecipe;
 use CounterCrdtMesh;
 our @EXPORT =
-  qw(readme_node readme_run readme_mesh readme_wait_subscriptions readme_counters);
+  qw(readme_node readme_run readme_run_subst readme_mesh readme_wait_subscriptions readme_counters);
 
 my %node_of;    # README host name => node, for the host substitutions
 my $seq = 0;
@@ -86,8 +86,16 @@ sub readme_run
 		my $n = $node_of{$_} or die "no README server named $_";
 		("host=$_ port=5432" => 'host=' . $n->host . ' port=' . $n->port)
 	} @hosts;
+	return readme_run_subst($node, $db, $recipe, \%subst);
+}
+
+# The same with the substitutions of %$subst (text => replacement, each of
+# which must occur in the block), for servers that are not README hosts.
+sub readme_run_subst
+{
+	my ($node, $db, $recipe, $subst) = @_;
 	my $file = $node->basedir . '/recipe_' . $seq++ . '.sql';
-	PostgreSQL::Test::Utils::append_to_file($file, recipe($recipe, \%subst));
+	PostgreSQL::Test::Utils::append_to_file($file, recipe($recipe, $subst // {}));
 	my ($rc, $out, $err) = $node->psql($db, undef,
 		extra_params => [ '-v', 'ON_ERROR_STOP=1', '-f', $file ]);
 	ok($rc == 0, "recipe $recipe runs on " . $node->name)
