@@ -145,7 +145,7 @@ W_C=$(q a -c "SELECT pg_column_size(t.*) FROM t LIMIT 1")
 W_B=$(q a -c "SELECT pg_column_size(tb.*) FROM tb LIMIT 1")
 W_BW=$(q a -c "SELECT pg_column_size(tbw.*) FROM tbw LIMIT 1")
 
-cat >"$WORK/inc_c.sql" <<'SQL'
+cat >"$WORK/inc_t.sql" <<'SQL'
 \set k random(1, 1000)
 UPDATE t SET c = c + 1 WHERE k = :k;
 SQL
@@ -173,7 +173,7 @@ apply_round()
 	[ "$tbl" != t ] || q b -c "ALTER SUBSCRIPTION sc SET (binary = $([ "$side" = cbin ] && echo true || echo false))"
 	l0=$(q a -c "SELECT pg_current_wal_insert_lsn()")
 	"$BIN/pgbench" -n -h "${HOST[a]}" -p "${PORT[a]}" -U postgres -c 4 -j 2 -t $((N / 4)) \
-		-f "$WORK/inc_$([ "$tbl" = t ] && echo c || echo "$tbl").sql" postgres >/dev/null
+		-f "$WORK/inc_$tbl.sql" postgres >/dev/null
 	l1=$(q a -c "SELECT pg_current_wal_insert_lsn()")
 	WALPER[$side]=$(q a -c "SELECT round(pg_wal_lsn_diff('$l1', '$l0') / $((N / 4 * 4)))")
 	target=$(q a -c "SELECT $total FROM $tbl")
@@ -259,7 +259,7 @@ for s in a b c; do
 	wait_for $s "SELECT count(*) FROM pg_stat_subscription WHERE pid IS NOT NULL" 2
 	wait_for $s "SELECT count(*) FROM pg_stat_replication" 2
 done
-sed -e 's/UPDATE t /UPDATE m /' "$WORK/inc_c.sql" >"$WORK/inc_m.sql"
+sed -e 's/UPDATE t /UPDATE m /' "$WORK/inc_t.sql" >"$WORK/inc_m.sql"
 chmod 644 "$WORK/inc_m.sql"
 
 SAMPLE_SQL="SELECT coalesce(max(extract(epoch FROM replay_lag)), 0) || ' ' ||
