@@ -29,6 +29,14 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+# Digests hash with libcrypto directly where PostgreSQL was built with
+# OpenSSL (src/hashing.c), as contrib's pgcrypto links it.
+# CC_HASH_PG_COMMON=1 builds PostgreSQL's own hashing instead.
+SHLIB_LINK += $(filter -lcrypto, $(LIBS))
+ifdef CC_HASH_PG_COMMON
+override CPPFLAGS += -DCC_HASH_PG_COMMON
+endif
+
 # The headers hold inline code: every object is rebuilt when they change.
 $(OBJS): src/cc_core.h
 $(GLUE_SRCS:.c=.o): src/counter_crdt.h

@@ -6,7 +6,8 @@
 #
 # 1. scripts/setup.sh (packages, build, install)
 # 2. make core-test (unit tests of the pure C core, no server)
-# 3. make installcheck (pg_regress) against a throwaway cluster
+# 3. make installcheck (pg_regress) against a throwaway cluster; the hashing
+#    tests again from a build with PostgreSQL's own hashing (CC_HASH_PG_COMMON)
 # 4. TAP tests, test/t/*.pl, if there are any (prove, PGXS's TAP modules)
 # 5. META.json against the tree (test/meta_check.pl)
 # 6. the Debian package: built from a clean copy, installed with apt-get onto
@@ -33,6 +34,22 @@ note() { REPORT+=("$1"); }
 
 pgc_mktemp
 WORK=$PGC_TMP		# logs of this run, removed at exit
+
+# A clean copy of the tree in DEST (an existing directory): the files git
+# tracks or would add, as they are in the working tree, none of its build
+# products.
+copy_tree() {	# dest pg_config
+	if git -C "$ROOT" -c safe.directory='*' rev-parse --git-dir >/dev/null 2>&1; then
+		(cd "$ROOT" && git -c safe.directory='*' ls-files -z -c -o --exclude-standard |
+			while IFS= read -r -d '' f; do
+				if [ -e "$f" ]; then printf '%s\0' "$f"; fi
+			done | xargs -0 cp --parents -t "$1")
+	else
+		# Not a git checkout: all of it, then make's own clean.
+		cp -a "$ROOT/." "$1/" &&
+			make -C "$1" -s PG_CONFIG="$2" clean >/dev/null
+	fi
+}
 
 # --- 1. setup ------------------------------------------------------------
 step "setup"
@@ -124,10 +141,46 @@ if [ "$SETUP_OK" -eq 1 ]; then
 			head -n 300 "$ROOT/regression.diffs"
 			echo "--- end of regression.diffs ($(wc -l <"$ROOT/regression.diffs") lines in $ROOT/regression.diffs) ---"
 		fi
-		pg_stop "$PGC_DIR" || true
 		PASSED=$((PASSED + rp))
 		FAILED=$((FAILED + rf))
 		note "regression:  $rp passed, $rf failed"
+
+		# The hashing tests again, built with PostgreSQL's own hashing
+		# (CC_HASH_PG_COMMON=1): the path of a PostgreSQL built without
+		# OpenSSL (src/hashing.c), which this machine's build never takes.
+		# From a copy of the tree, on the same cluster (each test session
+		# loads the library afresh); then the usual build goes back.
+		step "regression tests of hashing, built with CC_HASH_PG_COMMON=1"
+		pgc_mktemp
+		ALTDIR=$PGC_TMP
+		rc=0
+		{ copy_tree "$ALTDIR" "$PG_CONFIG" &&
+			make -C "$ALTDIR" -s -j2 PG_CONFIG="$PG_CONFIG" CC_HASH_PG_COMMON=1 >/dev/null &&
+			nm -D "$ALTDIR/counter_crdt.so" | grep -q ' U pg_cryptohash_init' &&
+			! nm -D "$ALTDIR/counter_crdt.so" | grep -q ' U EVP_' &&
+			make -C "$ALTDIR" -s PG_CONFIG="$PG_CONFIG" install >/dev/null; } 2>&1 || rc=$?
+		if [ "$rc" -eq 0 ]; then
+			PGHOST=$PGC_HOST PGPORT=$PGC_PORT PGUSER=postgres PGDATABASE=postgres \
+				make -C "$ALTDIR" --no-print-directory PG_CONFIG="$PG_CONFIG" installcheck \
+				REGRESS="shards_digest digest_agg writer_ids node_id" 2>&1 |
+				tee "$WORK/regress-hash.log" || rc=$?
+			regress_counts "$WORK/regress-hash.log"
+			if [ "$rc" -ne 0 ] && [ "$rf" -eq 0 ]; then
+				rf=1
+			fi
+			if [ "$rc" -ne 0 ] && [ -s "$ALTDIR/regression.diffs" ]; then
+				head -n 100 "$ALTDIR/regression.diffs"
+			fi
+		else
+			echo "the build with CC_HASH_PG_COMMON=1 failed, or did not hash with pg_cryptohash"
+			rp=0 rf=1
+		fi
+		make -C "$ROOT" --no-print-directory -s PG_CONFIG="$PG_CONFIG" install >/dev/null 2>&1 ||
+			{ echo "could not install the usual build again"; rf=$((rf + 1)); }
+		pg_stop "$PGC_DIR" || true
+		PASSED=$((PASSED + rp))
+		FAILED=$((FAILED + rf))
+		note "regression, PostgreSQL's own hashing: $rp passed, $rf failed"
 	else
 		FAILED=$((FAILED + 1))
 		note "regression:  FAILED (the test cluster did not start)"
@@ -278,16 +331,7 @@ elif [ "$SETUP_OK" -eq 1 ]; then
 	DEBDIR=$PGC_TMP		# the .deb lands beside the copy: $DEBDIR/*.deb
 	mkdir "$DEBDIR/src"
 	rc=0
-	if git -C "$ROOT" -c safe.directory='*' rev-parse --git-dir >/dev/null 2>&1; then
-		(cd "$ROOT" && git -c safe.directory='*' ls-files -z -c -o --exclude-standard |
-			while IFS= read -r -d '' f; do
-				if [ -e "$f" ]; then printf '%s\0' "$f"; fi
-			done | xargs -0 cp --parents -t "$DEBDIR/src") || rc=$?
-	else
-		# Not a git checkout: all of it, then make's own clean.
-		cp -a "$ROOT/." "$DEBDIR/src/" &&
-			make -C "$DEBDIR/src" -s PG_CONFIG="$SYS_PG_CONFIG" clean >/dev/null || rc=$?
-	fi
+	copy_tree "$DEBDIR/src" "$SYS_PG_CONFIG" || rc=$?
 	if [ "$rc" -eq 0 ]; then
 		(cd "$DEBDIR/src" && DEB_BUILD_OPTIONS=nocheck dpkg-buildpackage -b -us -uc -Pnocheck) \
 			</dev/null >"$WORK/deb-build.log" 2>&1 || rc=$?
