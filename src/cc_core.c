@@ -625,27 +625,53 @@ cc_feed_bytes(cc_feed *f, const void *data, size_t len)
 /*
  * A state: the flag, the count and every shard in the portable layout, so
  * that a digest depends on the state alone: not on the byte order of the
- * machine, nor on the storage format.
+ * machine, nor on the storage format.  Shards are read as they lie, 32-byte
+ * records or a stored value's 24-byte narrow ones (no widened copy first).
  */
 static void
-cc_feed_state(cc_feed *f, const unsigned char *s, size_t n, bool tombstone)
+cc_feed_state(cc_feed *f, const cc_stored *s)
 {
 	unsigned char *p = cc_feed_room(f, 9);
 
-	p[0] = tombstone ? 1 : 0;
-	cc_put_be64(p + 1, (int64_t) n);
-	for (size_t i = 0; i < n; i++)
-	{
-		cc_shard	sh;
+	p[0] = s->tombstone ? 1 : 0;
+	cc_put_be64(p + 1, (int64_t) s->n);
+	if (s->narrow)
+		for (size_t i = 0; i < s->n; i++)
+		{
+			const unsigned char *r = s->shards + i * CC_NARROW_SHARD_SIZE;
+			uint32_t	clock;
+			int32_t		value;
 
-		cc_load(s, i, &sh);
-		cc_put_shard(cc_feed_room(f, CC_SHARD_SIZE), &sh);
-	}
+			p = cc_feed_room(f, CC_SHARD_SIZE);
+			memcpy(p, r, CC_ID_LEN);
+			memcpy(&clock, r + CC_ID_LEN, sizeof(clock));
+			memcpy(&value, r + CC_ID_LEN + sizeof(clock), sizeof(value));
+			cc_put_be64(p + CC_ID_LEN, (int64_t) clock);
+			cc_put_be64(p + CC_ID_LEN + 8, (int64_t) value);
+		}
+	else
+		for (size_t i = 0; i < s->n; i++)
+		{
+			cc_shard	sh;
+
+			cc_load(s->shards, i, &sh);
+			cc_put_shard(cc_feed_room(f, CC_SHARD_SIZE), &sh);
+		}
+}
+
+/* A view as a stored value of 32-byte records, for cc_feed_state(). */
+static void
+cc_view_as_stored(const unsigned char *shards, size_t n, bool tombstone,
+				  cc_stored *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->shards = shards;
+	s->n = n;
+	s->tombstone = tombstone;
 }
 
 void
-cc_digest_input(const cc_hash_sink *sink, const unsigned char *s, size_t n,
-				bool tombstone)
+cc_digest_input_stored(const cc_hash_sink *sink, const cc_stored *s)
 {
 	static const char tag[] = "counter_crdt digest v1";
 	cc_feed		f;
@@ -653,8 +679,18 @@ cc_digest_input(const cc_hash_sink *sink, const unsigned char *s, size_t n,
 	f.sink = sink;
 	f.used = 0;
 	cc_feed_bytes(&f, tag, sizeof(tag) - 1);
-	cc_feed_state(&f, s, n, tombstone);
+	cc_feed_state(&f, s);
 	cc_feed_flush(&f);
+}
+
+void
+cc_digest_input(const cc_hash_sink *sink, const unsigned char *s, size_t n,
+				bool tombstone)
+{
+	cc_stored	st;
+
+	cc_view_as_stored(s, n, tombstone, &st);
+	cc_digest_input_stored(sink, &st);
 }
 
 /*
@@ -666,8 +702,8 @@ cc_digest_input(const cc_hash_sink *sink, const unsigned char *s, size_t n,
 #define CC_ROW_NULL_STATE 2
 
 void
-cc_row_hash_input(const cc_hash_sink *sink, const char *key, size_t keylen,
-				  const cc_view *state)
+cc_row_hash_input_stored(const cc_hash_sink *sink, const char *key,
+						 size_t keylen, const cc_stored *state)
 {
 	static const char tag[] = "counter_crdt row v1";
 	cc_feed		f;
@@ -680,8 +716,19 @@ cc_row_hash_input(const cc_hash_sink *sink, const char *key, size_t keylen,
 	if (state == NULL)
 		*cc_feed_room(&f, 1) = CC_ROW_NULL_STATE;
 	else
-		cc_feed_state(&f, state->shards, state->n, state->tombstone);
+		cc_feed_state(&f, state);
 	cc_feed_flush(&f);
+}
+
+void
+cc_row_hash_input(const cc_hash_sink *sink, const char *key, size_t keylen,
+				  const cc_view *state)
+{
+	cc_stored	st;
+
+	if (state != NULL)
+		cc_view_as_stored(state->shards, state->n, state->tombstone, &st);
+	cc_row_hash_input_stored(sink, key, keylen, state != NULL ? &st : NULL);
 }
 
 /* acc += x limb by limb, the carry running up to the top and out of it. */

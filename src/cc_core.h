@@ -457,6 +457,15 @@ cc_stored_value(const cc_stored *s, int64_t *out, cc_error *err)
  */
 size_t		cc_stored_pack(unsigned char *data, size_t n, bool tombstone);
 
+/*
+ * cc_digest_input() and cc_row_hash_input() of a stored value's shards as
+ * they lie (either layout; the same bytes as for its widened shards).  A
+ * NULL state is a NULL state.
+ */
+void		cc_digest_input_stored(const cc_hash_sink *sink, const cc_stored *s);
+void		cc_row_hash_input_stored(const cc_hash_sink *sink, const char *key,
+									 size_t keylen, const cc_stored *state);
+
 /* --- text form (cc_text.c) --- */
 
 /* Upper bound on the shards that text of this length can hold. */

@@ -224,24 +224,24 @@ counter_crdt_shards(PG_FUNCTION_ARGS)
 Datum
 counter_crdt_writers(PG_FUNCTION_ARGS)
 {
-	cc_view		v;
+	cc_stored	s;
 
-	cc_datum_view(PG_GETARG_DATUM(0), &v);
-	PG_RETURN_INT32((int32) v.n);
+	cc_datum_stored(PG_GETARG_DATUM(0), &s);
+	PG_RETURN_INT32((int32) s.n);
 }
 
 Datum
 counter_crdt_digest(PG_FUNCTION_ARGS)
 {
-	cc_view		v;
+	cc_stored	s;
 	bytea	   *result = palloc(VARHDRSZ + CC_DIGEST_LEN);
 	cc_hasher  *h = cc_hasher_of_call(fcinfo, CC_HASH_SHA256);
 	cc_hash_sink sink;
 
-	cc_datum_view(PG_GETARG_DATUM(0), &v);
+	cc_datum_stored(PG_GETARG_DATUM(0), &s);
 	SET_VARSIZE(result, VARHDRSZ + CC_DIGEST_LEN);
 	cc_hasher_start(h, &sink);
-	cc_digest_input(&sink, v.shards, v.n, v.tombstone);
+	cc_digest_input_stored(&sink, &s);
 	cc_hasher_finish(h, (uint8_t *) VARDATA(result));
 	PG_RETURN_BYTEA_P(result);
 }

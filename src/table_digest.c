@@ -51,7 +51,7 @@ counter_crdt_digest_agg_trans(PG_FUNCTION_ARGS)
 	const char *k;
 	size_t		klen;
 	char	   *conv;
-	cc_view		v;
+	cc_stored	s;
 	uint8_t		h[CC_DIGEST_LEN];
 	cc_hasher  *hasher = cc_hasher_of_call(fcinfo, CC_HASH_SHA256);
 	cc_hash_sink sink;
@@ -76,11 +76,11 @@ counter_crdt_digest_agg_trans(PG_FUNCTION_ARGS)
 
 	cc_hasher_start(hasher, &sink);
 	if (PG_ARGISNULL(2))
-		cc_row_hash_input(&sink, k, klen, NULL);
+		cc_row_hash_input_stored(&sink, k, klen, NULL);
 	else
 	{
-		cc_datum_view(PG_GETARG_DATUM(2), &v);
-		cc_row_hash_input(&sink, k, klen, &v);
+		cc_datum_stored(PG_GETARG_DATUM(2), &s);
+		cc_row_hash_input_stored(&sink, k, klen, &s);
 	}
 	cc_hasher_finish(hasher, h);
 	cc_sum256_add_hash(st, h);
