@@ -146,3 +146,30 @@ DROP TRIGGER bad ON rm;
 
 DROP TABLE rm, rm_other, rm_nopk, rm_nocounter;
 DROP SCHEMA "Odd Schema" CASCADE;
+
+-- The trigger remembers, per session, the schema of its function and the
+-- type counter_crdt in it.  The extension dropped and created again in
+-- another schema, in this session, is found afresh: a remembered type would
+-- make the new table look as if it had no counter_crdt column.
+BEGIN;
+SET LOCAL client_min_messages = warning;
+DROP EXTENSION counter_crdt CASCADE;
+CREATE SCHEMA cc_moved;
+CREATE EXTENSION counter_crdt SCHEMA cc_moved;
+CREATE TABLE rm_moved (k int PRIMARY KEY, c cc_moved.counter_crdt);
+SELECT cc_moved.counter_crdt_enable_replica_merge('rm_moved');
+INSERT INTO rm_moved VALUES (1, '{00000000-0000-0000-0000-00000000000a:2:20}');
+SET LOCAL session_replication_role = replica;
+UPDATE rm_moved SET c = '{00000000-0000-0000-0000-00000000000b:1:5}' WHERE k = 1;
+SELECT k, c FROM rm_moved;
+ROLLBACK;
+
+-- And the extension as it was is found again.
+CREATE TABLE rm_back (k int PRIMARY KEY, c counter_crdt);
+SELECT counter_crdt_enable_replica_merge('rm_back');
+INSERT INTO rm_back VALUES (1, '{00000000-0000-0000-0000-00000000000a:2:20}');
+SET session_replication_role = replica;
+UPDATE rm_back SET c = '{00000000-0000-0000-0000-00000000000b:1:5}' WHERE k = 1;
+RESET session_replication_role;
+SELECT k, c FROM rm_back;
+DROP TABLE rm_back;

@@ -300,21 +300,29 @@ cc_merge_datums(Datum a, Datum b, cc_merge_kind *kind)
 {
 	Datum		da = PointerGetDatum(DatumGetCounterCrdtP(a));
 	Datum		db = PointerGetDatum(DatumGetCounterCrdtP(b));
-	cc_view		va,
-				vb;
-	unsigned char *shards;
-	struct varlena *result;
+	Datum		result = (Datum) 0;
+	CcRead		ra,
+				rb;
 
-	cc_datum_view(da, &va);
-	cc_datum_view(db, &vb);
-	*kind = cc_merge_plan(&va, &vb);
+	/* read in place, narrow shards widened on the stack */
+	cc_read_open(da, &ra);
+	cc_read_open(db, &rb);
+	*kind = cc_merge_plan(&ra.v, &rb.v);
 	if (*kind == CC_MERGE_TAKE_A)
-		return da;
-	if (*kind == CC_MERGE_TAKE_B)
-		return db;
-	result = cc_make(va.n + vb.n, false, &shards);
-	cc_finish(result, cc_merge(va.shards, va.n, vb.shards, vb.n, shards));
-	return PointerGetDatum(result);
+		result = da;
+	else if (*kind == CC_MERGE_TAKE_B)
+		result = db;
+	else
+	{
+		unsigned char *shards;
+		struct varlena *merged = cc_make(ra.v.n + rb.v.n, false, &shards);
+
+		cc_finish(merged, cc_merge(ra.v.shards, ra.v.n, rb.v.shards, rb.v.n, shards));
+		result = PointerGetDatum(merged);
+	}
+	cc_read_close(&ra);
+	cc_read_close(&rb);
+	return result;
 }
 
 /* Turns a core error into the matching ereport. */

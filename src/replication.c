@@ -51,6 +51,7 @@
 #include "nodes/bitmapset.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
+#include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/relcache.h"
@@ -272,21 +273,32 @@ cc_check_own_id(Relation rel, const CcTableInfo *info, HeapTuple keytup,
 				int attno, struct varlena *local, struct varlena *incoming,
 				Oid nsp)
 {
-	cc_view		vl = {NULL, 0, false},
-				vi;
+	CcRead		rl,
+				ri;
 	cc_shard	ls,
 				is;
 
 #ifdef CC_BENCH_NO_OWN_ID_CHECK
 	return;						/* bench/apply_backlog.sh: the baseline */
 #endif
-	cc_datum_view(PointerGetDatum(incoming), &vi);
-	if (local != NULL)
-		cc_datum_view(PointerGetDatum(local), &vl);
-	if (vi.tombstone || vl.tombstone)
+	cc_read_open(PointerGetDatum(incoming), &ri);
+	if (ri.v.tombstone)
+	{
+		cc_read_close(&ri);
 		return;
-	if (cc_writer_newer(vl.shards, vl.n, vi.shards, vi.n, cc_node_id(), &ls, &is))
+	}
+	if (local != NULL)
+		cc_read_open(PointerGetDatum(local), &rl);
+	else
+	{
+		memset(&rl, 0, offsetof(CcRead, local));
+		rl.v.shards = rl.local;
+	}
+	if (!rl.v.tombstone &&
+		cc_writer_newer(rl.v.shards, rl.v.n, ri.v.shards, ri.v.n, cc_node_id(), &ls, &is))
 		cc_record_conflict(rel, info, keytup, attno, &ls, &is, nsp);
+	cc_read_close(&ri);
+	cc_read_close(&rl);
 }
 
 /*
@@ -515,6 +527,49 @@ cc_merge_insert(TriggerData *td, const CcTableInfo *info, Oid nsp)
 }
 
 /*
+ * The schema of a trigger function of ours and the type counter_crdt in it,
+ * kept per backend.  The apply worker makes a new executor state, and with it
+ * new FmgrInfos, for every change it applies, so fn_extra would keep nothing;
+ * and the two catalog look-ups were a quarter of the trigger's own work.  Any
+ * change to a function or a type in the catalogs (ALTER EXTENSION ... SET
+ * SCHEMA moves both) forgets them.
+ */
+static Oid	cc_types_fn = InvalidOid;
+static Oid	cc_types_nsp = InvalidOid;
+static Oid	cc_types_counter = InvalidOid;
+
+static void
+cc_types_forget(Datum arg, int cacheid, uint32 hashvalue)
+{
+	cc_types_fn = InvalidOid;
+}
+
+static void
+cc_trigger_types(Oid fn, Oid *nsp, Oid *counter_type)
+{
+	static bool registered = false;
+
+	if (!registered)
+	{
+		CacheRegisterSyscacheCallback(PROCOID, cc_types_forget, (Datum) 0);
+		CacheRegisterSyscacheCallback(TYPEOID, cc_types_forget, (Datum) 0);
+		registered = true;
+	}
+	if (fn != cc_types_fn)
+	{
+		/* The counter type lives in the schema of this function. */
+		Oid			n = get_func_namespace(fn);
+		Oid			t = cc_counter_type(n);
+
+		cc_types_nsp = n;
+		cc_types_counter = t;
+		cc_types_fn = fn;
+	}
+	*nsp = cc_types_nsp;
+	*counter_type = cc_types_counter;
+}
+
+/*
  * Checks how a trigger function of ours was called and reads the table;
  * returns the schema of the extension.
  */
@@ -538,9 +593,7 @@ cc_trigger_setup(FunctionCallInfo fcinfo, const char *name, bool for_delete,
 				 errmsg("%s() must be a BEFORE %s trigger FOR EACH ROW",
 						name, for_delete ? "DELETE" : "INSERT OR UPDATE")));
 
-	/* The counter type lives in the schema of this function. */
-	nsp = get_func_namespace(fcinfo->flinfo->fn_oid);
-	counter_type = cc_counter_type(nsp);
+	cc_trigger_types(fcinfo->flinfo->fn_oid, &nsp, &counter_type);
 	cc_table_check_or_error(td->tg_relation, counter_type, info);
 	return nsp;
 }
