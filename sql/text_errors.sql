@@ -220,3 +220,22 @@ COPY te_t FROM stdin;
 \.
 SELECT k, c FROM te_t ORDER BY k;
 DROP TABLE te_t;
+
+-- The last text read is kept with its value (a replicated UPDATE converts
+-- every column twice): only the very same text gives that value again.  A
+-- text one character longer or with another last character is read for
+-- itself, and a refused text stays refused however often it comes.
+SELECT n, pg_temp.try_in(lit) AS result FROM (VALUES
+  (1, '{0b6e7f3a-2d44-4c8e-9a51-3f0d2c7b1e90:3:42}'),
+  (2, '{0b6e7f3a-2d44-4c8e-9a51-3f0d2c7b1e90:3:42}'),
+  (3, '{0b6e7f3a-2d44-4c8e-9a51-3f0d2c7b1e90:3:42}x'),
+  (4, '{0b6e7f3a-2d44-4c8e-9a51-3f0d2c7b1e90:3:42}'),
+  (5, '{0b6e7f3a-2d44-4c8e-9a51-3f0d2c7b1e90:3:42x'),
+  (6, '{0b6e7f3a-2d44-4c8e-9a51-3f0d2c7b1e90:3:42}'),
+  (7, '{0b6e7f3a-2d44-4c8e-9a51-3f0d2c7b1e90:3:43}'),
+  (8, 'x0b6e7f3a-2d44-4c8e-9a51-3f0d2c7b1e90:3:43}'),
+  (9, '{0b6e7f3a-2d44-4c8e-9a51-3f0d2c7b1e90:0:43}'),
+  (10, '{0b6e7f3a-2d44-4c8e-9a51-3f0d2c7b1e90:0:43}'),
+  (11, 'tombstone'),
+  (12, 'tombstone'),
+  (13, 'tombston')) AS t(n, lit) ORDER BY n;

@@ -635,39 +635,13 @@ cc_feed_state(cc_feed *f, const cc_stored *s)
 
 	p[0] = s->tombstone ? 1 : 0;
 	cc_put_be64(p + 1, (int64_t) s->n);
-	if (s->narrow)
-		for (size_t i = 0; i < s->n; i++)
-		{
-			const unsigned char *r = s->shards + i * CC_NARROW_SHARD_SIZE;
-			uint32_t	clock;
-			int32_t		value;
+	for (size_t i = 0; i < s->n; i++)
+	{
+		cc_shard	sh;
 
-			p = cc_feed_room(f, CC_SHARD_SIZE);
-			memcpy(p, r, CC_ID_LEN);
-			memcpy(&clock, r + CC_ID_LEN, sizeof(clock));
-			memcpy(&value, r + CC_ID_LEN + sizeof(clock), sizeof(value));
-			cc_put_be64(p + CC_ID_LEN, (int64_t) clock);
-			cc_put_be64(p + CC_ID_LEN + 8, (int64_t) value);
-		}
-	else
-		for (size_t i = 0; i < s->n; i++)
-		{
-			cc_shard	sh;
-
-			cc_load(s->shards, i, &sh);
-			cc_put_shard(cc_feed_room(f, CC_SHARD_SIZE), &sh);
-		}
-}
-
-/* A view as a stored value of 32-byte records, for cc_feed_state(). */
-static void
-cc_view_as_stored(const unsigned char *shards, size_t n, bool tombstone,
-				  cc_stored *s)
-{
-	memset(s, 0, sizeof(*s));
-	s->shards = shards;
-	s->n = n;
-	s->tombstone = tombstone;
+		cc_stored_shard(s, i, &sh);
+		cc_put_shard(cc_feed_room(f, CC_SHARD_SIZE), &sh);
+	}
 }
 
 void
@@ -689,7 +663,7 @@ cc_digest_input(const cc_hash_sink *sink, const unsigned char *s, size_t n,
 {
 	cc_stored	st;
 
-	cc_view_as_stored(s, n, tombstone, &st);
+	cc_stored_of_records(s, n, tombstone, &st);
 	cc_digest_input_stored(sink, &st);
 }
 
@@ -727,7 +701,7 @@ cc_row_hash_input(const cc_hash_sink *sink, const char *key, size_t keylen,
 	cc_stored	st;
 
 	if (state != NULL)
-		cc_view_as_stored(state->shards, state->n, state->tombstone, &st);
+		cc_stored_of_records(state->shards, state->n, state->tombstone, &st);
 	cc_row_hash_input_stored(sink, key, keylen, state != NULL ? &st : NULL);
 }
 
@@ -771,19 +745,28 @@ cc_sum256_add_hash(cc_sum256 *acc, const uint8_t h[CC_DIGEST_LEN])
 }
 
 void
-cc_encode(const unsigned char *s, size_t n, bool tombstone, unsigned char *buf)
+cc_encode_stored(const cc_stored *s, unsigned char *buf)
 {
 	buf[0] = CC_WIRE_VERSION;
-	buf[1] = tombstone ? CC_WIRE_FLAG_TOMBSTONE : 0;
-	cc_put_be32(buf + 2, (uint32_t) n);
+	buf[1] = s->tombstone ? CC_WIRE_FLAG_TOMBSTONE : 0;
+	cc_put_be32(buf + 2, (uint32_t) s->n);
 	buf += CC_WIRE_HEADER;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < s->n; i++)
 	{
 		cc_shard	sh;
 
-		cc_load(s, i, &sh);
+		cc_stored_shard(s, i, &sh);
 		cc_put_shard(buf + i * CC_SHARD_SIZE, &sh);
 	}
+}
+
+void
+cc_encode(const unsigned char *s, size_t n, bool tombstone, unsigned char *buf)
+{
+	cc_stored	st;
+
+	cc_stored_of_records(s, n, tombstone, &st);
+	cc_encode_stored(&st, buf);
 }
 
 cc_code

@@ -385,6 +385,37 @@ typedef struct cc_stored
 	int64_t		total;
 } cc_stored;
 
+/* Shard i of a stored value, whatever its layout. */
+static inline void
+cc_stored_shard(const cc_stored *s, size_t i, cc_shard *sh)
+{
+	if (s->narrow)
+	{
+		const unsigned char *p = s->shards + i * CC_NARROW_SHARD_SIZE;
+		uint32_t	clock;
+		int32_t		value;
+
+		memcpy(sh->id, p, CC_ID_LEN);
+		memcpy(&clock, p + CC_ID_LEN, sizeof(clock));
+		memcpy(&value, p + CC_ID_LEN + sizeof(clock), sizeof(value));
+		sh->clock = clock;
+		sh->value = value;
+	}
+	else
+		cc_load(s->shards, i, sh);
+}
+
+/* n 32-byte records described as a stored value, for the *_stored calls. */
+static inline void
+cc_stored_of_records(const unsigned char *shards, size_t n, bool tombstone,
+					 cc_stored *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->shards = shards;
+	s->n = n;
+	s->tombstone = tombstone;
+}
+
 /*
  * Checks the header and the length of a stored value of either version
  * (CC_ERR_BINARY when they are not a value's: corruption, since users never
@@ -465,6 +496,10 @@ size_t		cc_stored_pack(unsigned char *data, size_t n, bool tombstone);
 void		cc_digest_input_stored(const cc_hash_sink *sink, const cc_stored *s);
 void		cc_row_hash_input_stored(const cc_hash_sink *sink, const char *key,
 									 size_t keylen, const cc_stored *state);
+
+/* cc_encode() and cc_format() of a stored value's shards as they lie. */
+void		cc_encode_stored(const cc_stored *s, unsigned char *buf);
+size_t		cc_format_stored(const cc_stored *s, char *buf);
 
 /* --- text form (cc_text.c) --- */
 

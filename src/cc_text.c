@@ -169,10 +169,36 @@ cc_uuid_parse(const char *str, size_t len, uint8_t *out)
 	return true;
 }
 
+/*
+ * The same the other way: the bytes of the last ids printed, with their
+ * canonical text (lower case, from libuuid).  Printing a table's counters
+ * prints the same few ids row after row (the walsender formats every
+ * replicated row this way).
+ */
+static struct
+{
+	uint8_t		id[CC_ID_LEN];
+	char		text[CC_UUID_TEXT_LEN];
+}			cc_text_memo[CC_ID_MEMO];
+static unsigned cc_text_memo_used;
+static unsigned cc_text_memo_next;
+
 void
 cc_uuid_format(const uint8_t *id, char *out)
 {
+	for (unsigned i = 0; i < cc_text_memo_used; i++)
+		if (memcmp(cc_text_memo[i].id, id, CC_ID_LEN) == 0)
+		{
+			memcpy(out, cc_text_memo[i].text, CC_UUID_TEXT_LEN);
+			out[CC_UUID_TEXT_LEN] = '\0';
+			return;
+		}
 	uuid_unparse_lower(id, out);
+	memcpy(cc_text_memo[cc_text_memo_next].id, id, CC_ID_LEN);
+	memcpy(cc_text_memo[cc_text_memo_next].text, out, CC_UUID_TEXT_LEN);
+	cc_text_memo_next = (cc_text_memo_next + 1) % CC_ID_MEMO;
+	if (cc_text_memo_used < CC_ID_MEMO)
+		cc_text_memo_used++;
 }
 
 /* Parses a writer id: the run of hex digits and hyphens at the position. */
@@ -388,21 +414,21 @@ cc_format_int64(int64_t v, char *out)
 }
 
 size_t
-cc_format(const unsigned char *s, size_t n, bool tombstone, char *buf)
+cc_format_stored(const cc_stored *s, char *buf)
 {
 	char	   *o = buf;
 
-	if (tombstone)
+	if (s->tombstone)
 	{
 		memcpy(buf, "tombstone", 10);
 		return 9;
 	}
 	*o++ = '{';
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < s->n; i++)
 	{
 		cc_shard	sh;
 
-		cc_load(s, i, &sh);
+		cc_stored_shard(s, i, &sh);
 		if (i > 0)
 		{
 			*o++ = ',';
@@ -418,4 +444,13 @@ cc_format(const unsigned char *s, size_t n, bool tombstone, char *buf)
 	*o++ = '}';
 	*o = '\0';
 	return (size_t) (o - buf);
+}
+
+size_t
+cc_format(const unsigned char *s, size_t n, bool tombstone, char *buf)
+{
+	cc_stored	st;
+
+	cc_stored_of_records(s, n, tombstone, &st);
+	return cc_format_stored(&st, buf);
 }

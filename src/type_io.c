@@ -22,6 +22,53 @@ PG_FUNCTION_INFO_V1(counter_crdt_out);
 PG_FUNCTION_INFO_V1(counter_crdt_recv);
 PG_FUNCTION_INFO_V1(counter_crdt_send);
 
+/*
+ * The last input that was read, text or binary, and the value it gave, kept
+ * per backend.  PostgreSQL 15's apply worker converts every column of a
+ * replicated UPDATE twice (once for the tuple that finds the row, once for
+ * the new row), and a COPY of repeated values reads the same input again:
+ * the second time it is a comparison and a copy.  Only input that was read
+ * without error is kept, whole (its length and every byte), and only when
+ * it and its value are short.
+ */
+#define CC_MEMO_INPUT	1024
+#define CC_MEMO_VALUE	(VARHDRSZ + CC_STORED_HEADER + 64 * CC_SHARD_SIZE)
+
+typedef struct CcInputMemo
+{
+	size_t		len;			/* 0: nothing kept */
+	char		input[CC_MEMO_INPUT];
+	char		value[CC_MEMO_VALUE];
+} CcInputMemo;
+
+static CcInputMemo text_memo;
+static CcInputMemo binary_memo;
+
+/* A copy of the value kept for exactly this input, or NULL. */
+static struct varlena *
+cc_memo_get(const CcInputMemo *m, const char *input, size_t len)
+{
+	struct varlena *v;
+
+	if (len != m->len || len == 0 || memcmp(input, m->input, len) != 0)
+		return NULL;
+	v = palloc(VARSIZE(m->value));
+	memcpy(v, m->value, VARSIZE(m->value));
+	return v;
+}
+
+static void
+cc_memo_put(CcInputMemo *m, const char *input, size_t len,
+			const struct varlena *v)
+{
+	m->len = 0;
+	if (len > CC_MEMO_INPUT || VARSIZE(v) > CC_MEMO_VALUE)
+		return;
+	memcpy(m->input, input, len);
+	memcpy(m->value, v, VARSIZE(v));
+	m->len = len;
+}
+
 Datum
 counter_crdt_in(PG_FUNCTION_ARGS)
 {
@@ -33,31 +80,35 @@ counter_crdt_in(PG_FUNCTION_ARGS)
 	struct varlena *result;
 	cc_error	err;
 
+	if ((result = cc_memo_get(&text_memo, str, len)) != NULL)
+		PG_RETURN_POINTER(result);
 	result = cc_make(cc_parse_capacity(str, len), false, &shards);
 	if (cc_parse(str, len, shards, &n, &tombstone, &err) != CC_OK)
 		cc_report(&err, str);
 	if (tombstone)
 		((unsigned char *) VARDATA(result))[1] = CC_STORED_FLAG_TOMBSTONE;
 	cc_finish(result, n);
+	cc_memo_put(&text_memo, str, len, result);
 	PG_RETURN_POINTER(result);
 }
 
 Datum
 counter_crdt_out(PG_FUNCTION_ARGS)
 {
-	cc_view		v;
+	cc_stored	s;
 	char	   *buf;
 	size_t		cap;
 
-	cc_datum_view(PG_GETARG_DATUM(0), &v);
-	cap = cc_format_capacity(v.n);
+	/* formatted from the shards as they lie, narrow or wide */
+	cc_datum_stored(PG_GETARG_DATUM(0), &s);
+	cap = cc_format_capacity(s.n);
 	if (cap > MaxAllocSize)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("counter_crdt value is too large for its text form"),
-				 errdetail("The value has %zu shards.", v.n)));
+				 errdetail("The value has %zu shards.", s.n)));
 	buf = palloc(cap);
-	cc_format(v.shards, v.n, v.tombstone, buf);
+	cc_format_stored(&s, buf);
 	PG_RETURN_CSTRING(buf);
 }
 
@@ -73,12 +124,18 @@ counter_crdt_recv(PG_FUNCTION_ARGS)
 	struct varlena *result;
 	cc_error	err;
 
+	if ((result = cc_memo_get(&binary_memo, (const char *) data, len)) != NULL)
+	{
+		buf->cursor = buf->len;
+		PG_RETURN_POINTER(result);
+	}
 	if (cc_decode_header(data, len, &n, &tombstone, &err) != CC_OK)
 		cc_report(&err, NULL);
 	result = cc_make(n, tombstone, &shards);
 	if (cc_decode_shards(data, n, shards, &err) != CC_OK)
 		cc_report(&err, NULL);
 	cc_finish(result, n);
+	cc_memo_put(&binary_memo, (const char *) data, len, result);
 	buf->cursor = buf->len;
 	PG_RETURN_POINTER(result);
 }
@@ -86,19 +143,19 @@ counter_crdt_recv(PG_FUNCTION_ARGS)
 Datum
 counter_crdt_send(PG_FUNCTION_ARGS)
 {
-	cc_view		v;
+	cc_stored	s;
 	bytea	   *result;
 	size_t		size;
 
-	cc_datum_view(PG_GETARG_DATUM(0), &v);
-	size = cc_wire_size(v.n);
+	cc_datum_stored(PG_GETARG_DATUM(0), &s);
+	size = cc_wire_size(s.n);
 	if (size > MaxAllocSize - VARHDRSZ)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("counter_crdt value is too large for its binary form"),
-				 errdetail("The value has %zu shards.", v.n)));
+				 errdetail("The value has %zu shards.", s.n)));
 	result = palloc(VARHDRSZ + size);
 	SET_VARSIZE(result, VARHDRSZ + size);
-	cc_encode(v.shards, v.n, v.tombstone, (unsigned char *) VARDATA(result));
+	cc_encode_stored(&s, (unsigned char *) VARDATA(result));
 	PG_RETURN_BYTEA_P(result);
 }

@@ -193,6 +193,25 @@ stored_round_trip(const unsigned char *s, size_t n, bool tombstone,
 	EXPECT(memcmp(wide, s, st.n * WIDE) == 0);
 	free(wide);
 
+	/* printed and sent from the shards as they lie: as from the records */
+	{
+		char	   *t_stored = exact_alloc(cc_format_capacity(st.n)),
+				   *t_records = exact_alloc(cc_format_capacity(st.n));
+		unsigned char *w_stored = exact_alloc(cc_wire_size(st.n)),
+				   *w_records = exact_alloc(cc_wire_size(st.n));
+		size_t		l_stored = cc_format_stored(&st, t_stored),
+					l_records = cc_format(s, st.n, tombstone, t_records);
+
+		EXPECT(l_stored == l_records && memcmp(t_stored, t_records, l_stored + 1) == 0);
+		cc_encode_stored(&st, w_stored);
+		cc_encode(s, st.n, tombstone, w_records);
+		EXPECT(memcmp(w_stored, w_records, cc_wire_size(st.n)) == 0);
+		free(t_stored);
+		free(t_records);
+		free(w_stored);
+		free(w_records);
+	}
+
 	/* the value: the sum's verdict and number */
 	if (!tombstone)
 	{

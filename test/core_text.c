@@ -336,6 +336,42 @@ test_text(void)
 	}
 	test_uuid_libuuid();
 
+	/*
+	 * Printed ids are remembered: more ids than the memo holds, in turns,
+	 * and ids one byte apart (first or last), each printed as libuuid
+	 * prints it, every time.
+	 */
+	{
+		uint8_t		ids[20][CC_ID_LEN];
+		char		out[CC_UUID_TEXT_LEN + 1],
+					want[CC_UUID_TEXT_LEN + 1];
+		int			bad = 0;
+
+		for (int k = 0; k < 20; k++)
+		{
+			for (int b = 0; b < CC_ID_LEN; b++)
+				ids[k][b] = (uint8_t) (0x5a ^ (b * 7));
+			if (k % 2)
+				ids[k][CC_ID_LEN - 1] ^= (uint8_t) k;
+			else
+				ids[k][0] ^= (uint8_t) k;
+		}
+		for (int round = 0; round < 3; round++)
+			for (int k = 0; k < 20; k++)
+			{
+				/* a window of 5 that slides: hits and misses alike */
+				int			j = (k / 4 + (k % 4) + round) % 20;
+
+				memset(out, 'z', sizeof(out));
+				cc_uuid_format(ids[j], out);
+				uuid_unparse_lower(ids[j], want);
+				bad += strcmp(out, want) != 0;
+				cc_uuid_format(ids[j], out);
+				bad += strcmp(out, want) != 0;
+			}
+		CHECKF(bad == 0, "%d ids printed wrong", bad);
+	}
+
 	/* format capacity holds the tombstone keyword */
 	{
 		char		out[32];
