@@ -300,29 +300,35 @@ cc_merge_datums(Datum a, Datum b, cc_merge_kind *kind)
 {
 	Datum		da = PointerGetDatum(DatumGetCounterCrdtP(a));
 	Datum		db = PointerGetDatum(DatumGetCounterCrdtP(b));
-	Datum		result = (Datum) 0;
+	Datum		result;
 	CcRead		ra,
 				rb;
 
 	/* read in place, narrow shards widened on the stack */
 	cc_read_open(da, &ra);
 	cc_read_open(db, &rb);
-	*kind = cc_merge_plan(&ra.v, &rb.v);
-	if (*kind == CC_MERGE_TAKE_A)
-		result = da;
-	else if (*kind == CC_MERGE_TAKE_B)
-		result = db;
-	else
-	{
-		unsigned char *shards;
-		struct varlena *merged = cc_make(ra.v.n + rb.v.n, false, &shards);
-
-		cc_finish(merged, cc_merge(ra.v.shards, ra.v.n, rb.v.shards, rb.v.n, shards));
-		result = PointerGetDatum(merged);
-	}
+	result = cc_merge_reads(da, &ra.v, db, &rb.v, kind);
 	cc_read_close(&ra);
 	cc_read_close(&rb);
 	return result;
+}
+
+/* The same for two detoasted values already read into views. */
+Datum
+cc_merge_reads(Datum a, const cc_view *va, Datum b, const cc_view *vb,
+			   cc_merge_kind *kind)
+{
+	unsigned char *shards;
+	struct varlena *merged;
+
+	*kind = cc_merge_plan(va, vb);
+	if (*kind == CC_MERGE_TAKE_A)
+		return a;
+	if (*kind == CC_MERGE_TAKE_B)
+		return b;
+	merged = cc_make(va->n + vb->n, false, &shards);
+	cc_finish(merged, cc_merge(va->shards, va->n, vb->shards, vb->n, shards));
+	return PointerGetDatum(merged);
 }
 
 /* Turns a core error into the matching ereport. */

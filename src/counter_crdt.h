@@ -81,6 +81,8 @@ extern struct varlena *cc_make(size_t capacity, bool tombstone,
 extern void cc_finish(struct varlena *result, size_t n);
 extern void cc_check_count(size_t n);
 extern Datum cc_merge_datums(Datum a, Datum b, cc_merge_kind *kind);
+extern Datum cc_merge_reads(Datum a, const cc_view *va, Datum b,
+							const cc_view *vb, cc_merge_kind *kind);
 extern void cc_report(const cc_error *err, const char *input) pg_attribute_noreturn();
 extern void cc_corrupt(const cc_error *err) pg_attribute_noreturn();
 

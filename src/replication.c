@@ -265,9 +265,28 @@ cc_record_conflict(Relation rel, const CcTableInfo *info, HeapTuple keytup,
 }
 
 /*
- * The own-id check of one counter column (SPEC 7.2), on detoasted values;
- * local is NULL when the local column is.
+ * The own-id check of one counter column (SPEC 7.2), on values read into
+ * views; local is NULL when the local column is.
  */
+static void
+cc_check_own_id_views(Relation rel, const CcTableInfo *info, HeapTuple keytup,
+					  int attno, const cc_view *local, const cc_view *incoming,
+					  Oid nsp)
+{
+	cc_shard	ls,
+				is;
+
+#ifdef CC_BENCH_NO_OWN_ID_CHECK
+	return;						/* bench/apply_backlog.sh: the baseline */
+#endif
+	if (incoming->tombstone || (local != NULL && local->tombstone))
+		return;
+	if (cc_writer_newer(local ? local->shards : NULL, local ? local->n : 0,
+						incoming->shards, incoming->n, cc_node_id(), &ls, &is))
+		cc_record_conflict(rel, info, keytup, attno, &ls, &is, nsp);
+}
+
+/* The same on detoasted values. */
 static void
 cc_check_own_id(Relation rel, const CcTableInfo *info, HeapTuple keytup,
 				int attno, struct varlena *local, struct varlena *incoming,
@@ -275,35 +294,20 @@ cc_check_own_id(Relation rel, const CcTableInfo *info, HeapTuple keytup,
 {
 	CcRead		rl,
 				ri;
-	cc_shard	ls,
-				is;
 
-#ifdef CC_BENCH_NO_OWN_ID_CHECK
-	return;						/* bench/apply_backlog.sh: the baseline */
-#endif
 	cc_read_open(PointerGetDatum(incoming), &ri);
-	if (ri.v.tombstone)
-	{
-		cc_read_close(&ri);
-		return;
-	}
 	if (local != NULL)
 		cc_read_open(PointerGetDatum(local), &rl);
-	else
-	{
-		memset(&rl, 0, offsetof(CcRead, local));
-		rl.v.shards = rl.local;
-	}
-	if (!rl.v.tombstone &&
-		cc_writer_newer(rl.v.shards, rl.v.n, ri.v.shards, ri.v.n, cc_node_id(), &ls, &is))
-		cc_record_conflict(rel, info, keytup, attno, &ls, &is, nsp);
+	cc_check_own_id_views(rel, info, keytup, attno, local ? &rl.v : NULL, &ri.v, nsp);
+	if (local != NULL)
+		cc_read_close(&rl);
 	cc_read_close(&ri);
-	cc_read_close(&rl);
 }
 
 /*
  * merge(local, incoming) of one column, as a datum, after the own-id check;
- * *changed tells whether it differs from local.
+ * *changed tells whether it differs from local.  Each value is read once for
+ * both.
  */
 static Datum
 cc_merge_column(Relation rel, const CcTableInfo *info, HeapTuple keytup,
@@ -313,22 +317,31 @@ cc_merge_column(Relation rel, const CcTableInfo *info, HeapTuple keytup,
 {
 	cc_merge_kind kind;
 	Datum		merged;
-	struct varlena *lp = local_null ? NULL : DatumGetCounterCrdtP(local);
-	struct varlena *ip;
+	Datum		lp,
+				ip;
+	CcRead		rl,
+				ri;
 
 	*changed = false;
 	*result_null = local_null;
 	if (incoming_null)
 		return local;
-	ip = DatumGetCounterCrdtP(incoming);
-	cc_check_own_id(rel, info, keytup, attno, lp, ip, nsp);
+	ip = PointerGetDatum(DatumGetCounterCrdtP(incoming));
+	cc_read_open(ip, &ri);
 	if (local_null)
 	{
+		cc_check_own_id_views(rel, info, keytup, attno, NULL, &ri.v, nsp);
+		cc_read_close(&ri);
 		*changed = true;
 		*result_null = false;
 		return incoming;
 	}
-	merged = cc_merge_datums(PointerGetDatum(lp), PointerGetDatum(ip), &kind);
+	lp = PointerGetDatum(DatumGetCounterCrdtP(local));
+	cc_read_open(lp, &rl);
+	cc_check_own_id_views(rel, info, keytup, attno, &rl.v, &ri.v, nsp);
+	merged = cc_merge_reads(lp, &rl.v, ip, &ri.v, &kind);
+	cc_read_close(&rl);
+	cc_read_close(&ri);
 	if (kind == CC_MERGE_TAKE_A)
 		return local;			/* as stored, toast pointer and all */
 	*changed = true;
