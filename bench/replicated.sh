@@ -59,6 +59,9 @@
 # (increments per second per server), REPL_MESH_SECONDS [20]; REPL_PERF_DIR
 # [unset]: a directory where perf record writes a profile of the apply worker
 # of each side's last round (apply_b.data, apply_c.data, apply_cbin.data).
+# REPL_CALLGRIND=1: instead of the timed rounds and the mesh, count the
+# instructions of each side's apply worker and walsender per change under
+# callgrind (section 1b; REPL_CG_N1 [400], REPL_CG_N2 [2400]).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -157,12 +160,109 @@ SQL
 done
 chmod 644 "$WORK"/inc_*.sql
 
-declare -A TIMES CPUS WCPUS WALPER
 # The sides: table, subscription, total, and the name in the log.
 declare -A TBL=([b]=tb [bt]=tbt [bw]=tbw [c]=t [cbin]=t)
 declare -A SUB=([b]=sb [bt]=sbt [bw]=sbw [c]=sc [cbin]=sc)
 declare -A SIDE_NAME=([b]="bigint" [bt]="bigint, C trigger" [bw]="bigint, wide, C trigger"
 	[c]="counter_crdt" [cbin]="counter_crdt, binary")
+
+# --- 1b. REPL_CALLGRIND=1: the same sides counted in instructions -------------
+# Rates swing by up to 25 % between rounds on a shared machine; instruction
+# counts do not.  Both servers are restarted under callgrind (every process
+# they fork writes its own profile), and each side applies three backlogs:
+# 200 increments to warm up, then N1 and N2, each by an apply worker and a
+# walsender of its own (the subscription is disabled in between, which ends
+# both and writes their profiles).  Per change = (N2's - N1's) / (N2 - N1)
+# of the inclusive count of ApplyWorkerMain (apply worker) and PostgresMain
+# (walsender), so that start-up costs cancel; the counter's own functions
+# (text or binary input and the merge trigger; output) are counted the same
+# way.  Prints its table and exits: the timed rounds and the mesh do not run.
+if [ -n "${REPL_CALLGRIND:-}" ]; then
+	command -v valgrind >/dev/null && command -v callgrind_annotate >/dev/null ||
+		die "REPL_CALLGRIND needs valgrind (apt-get install valgrind)"
+	N1=${REPL_CG_N1:-400}
+	N2=${REPL_CG_N2:-2400}
+	CG=$WORK/callgrind
+	mkdir "$CG"
+	_pgc_chown "$CG"
+	cat >"$WORK/vgpostgres" <<SH
+#!/bin/sh
+exec valgrind -q --tool=callgrind --dump-instr=no --callgrind-out-file=$CG/cg.%p "$BIN/postgres" "\$@"
+SH
+	chmod 755 "$WORK/vgpostgres"
+	for s in a b; do
+		opts="-p ${PORT[$s]} -k ${HOST[$s]} -c listen_addresses='' -c fsync=off"
+		for kv in "${SETTINGS[@]}"; do opts+=" -c $kv"; done
+		_pgc_as_owner "$BIN/pg_ctl" -D "${HOST[$s]}/data" -m fast -w stop >/dev/null
+		_pgc_as_owner "$BIN/pg_ctl" -D "${HOST[$s]}/data" -p "$WORK/vgpostgres" -w -t 300 \
+			-l "${HOST[$s]}/callgrind.log" -o "$opts" start >/dev/null || die "$s did not start under callgrind"
+	done
+	say "a and b restarted under callgrind"
+	# inclusive instructions of FUNCTION in profile FILE (0 if it never ran)
+	incl() { callgrind_annotate --inclusive=yes --threshold=100 "$1" 2>/dev/null |
+		awk -v f=":$2 [" 'index($0, f) { gsub(",", "", $1); print $1; found = 1; exit } END { if (!found) print 0 }'; }
+	# cg_once SIDE COUNT: applies COUNT increments; prints the apply worker's
+	# and the walsender's pids once both have written their profiles.
+	cg_once()
+	{
+		local side=$1 n=$2 sub=${SUB[$1]} tbl=${TBL[$1]} total="sum(v)" target apid wpid
+		[ "$tbl" != t ] || total="sum(c::bigint)"
+		q b -c "ALTER SUBSCRIPTION $sub DISABLE"
+		wait_for b "SELECT count(*) FROM pg_stat_subscription WHERE subname = '$sub' AND pid IS NOT NULL" 0
+		[ "$tbl" != t ] || q b -c "ALTER SUBSCRIPTION sc SET (binary = $([ "$side" = cbin ] && echo true || echo false))"
+		"$BIN/pgbench" -n -h "${HOST[a]}" -p "${PORT[a]}" -U postgres -c 4 -j 2 -t $((n / 4)) \
+			-f "$WORK/inc_$tbl.sql" postgres >/dev/null
+		target=$(q a -c "SELECT $total FROM $tbl")
+		q b -c "VACUUM $tbl"
+		q b -c "ALTER SUBSCRIPTION $sub ENABLE"
+		wait_for b "SELECT $total FROM $tbl" "$target"
+		apid=$(q b -c "SELECT pid FROM pg_stat_subscription WHERE subname = '$sub'")
+		wpid=$(q a -c "SELECT pid FROM pg_stat_replication WHERE application_name = '$sub'")
+		q b -c "ALTER SUBSCRIPTION $sub DISABLE"
+		until grep -q '^totals:' "$CG/cg.$apid" 2>/dev/null && grep -q '^totals:' "$CG/cg.$wpid" 2>/dev/null; do
+			sleep 0.2
+		done
+		echo "$apid $wpid"
+	}
+	# per change of FUNCTION between the N1 and N2 profiles
+	per() { echo $(( ($(incl "$CG/cg.$2" "$1") - $(incl "$CG/cg.$3" "$1")) / (N2 - N1) )); }
+	declare -A CGA CGW CGOA CGOW
+	for side in b bt bw c cbin; do
+		cg_once $side 200 >/dev/null
+		read -r a1 w1 < <(cg_once $side "$N1")
+		read -r a2 w2 < <(cg_once $side "$N2")
+		CGA[$side]=$(per ApplyWorkerMain "$a2" "$a1")
+		CGW[$side]=$(per PostgresMain "$w2" "$w1")
+		case $side in
+			c) CGOA[$side]=$(( $(per counter_crdt_in "$a2" "$a1") + $(per counter_crdt_replica_merge "$a2" "$a1") ))
+			   CGOW[$side]=$(per counter_crdt_out "$w2" "$w1") ;;
+			cbin) CGOA[$side]=$(( $(per counter_crdt_recv "$a2" "$a1") + $(per counter_crdt_replica_merge "$a2" "$a1") ))
+			   CGOW[$side]=$(per counter_crdt_send "$w2" "$w1") ;;
+			bw) CGOA[$side]=$(( $(per byteain "$a2" "$a1") + $(per suppress_redundant_updates_trigger "$a2" "$a1") ))
+			   CGOW[$side]=$(per byteaout "$w2" "$w1") ;;
+			bt) CGOA[$side]=$(per suppress_redundant_updates_trigger "$a2" "$a1"); CGOW[$side]=0 ;;
+			*) CGOA[$side]=0; CGOW[$side]=0 ;;
+		esac
+		say "  $(printf '%-24s' "${SIDE_NAME[$side]}") per change: apply worker ${CGA[$side]}, walsender ${CGW[$side]} instructions"
+	done
+	echo
+	echo "replicated path in instructions: PostgreSQL $(q a -c 'SHOW server_version'), $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo
+	printf '%-44s %14s %8s %14s %8s %12s %12s\n' "side (instructions per change)" "apply worker" "vs b" "walsender" "vs b" "own, apply" "own, sender"
+	for side in b bt bw c cbin; do
+		printf '%-44s %14s %6s x %14s %6s x %12s %12s\n' "${SIDE_NAME[$side]}" "${CGA[$side]}" \
+			"$(calc "${CGA[$side]} / ${CGA[b]}")" "${CGW[$side]}" "$(calc "${CGW[$side]} / ${CGW[b]}")" \
+			"${CGOA[$side]}" "${CGOW[$side]}"
+	done
+	echo
+	# stopped here, so that every profile is written before the directory goes
+	pg_stop "${HOST[a]}" || true
+	pg_stop "${HOST[b]}" || true
+	echo "* callgrind instruction counts (Ir), per change: (count for $N2 changes - count for $N1) / $((N2 - N1)), inclusive, of the apply worker (ApplyWorkerMain) on b and the walsender (PostgresMain) on a; own = the side's type input and trigger in the apply worker (counter_crdt_in or _recv and counter_crdt_replica_merge; byteain and suppress_redundant_updates_trigger) and its output in the walsender (counter_crdt_out or _send; byteaout). Instructions are not time: cache misses and system calls are not in them."
+	exit 0
+fi
+
+declare -A TIMES CPUS WCPUS WALPER
 # apply_round SIDE: one of the keys of TBL.
 apply_round()
 {
