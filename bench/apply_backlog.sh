@@ -30,6 +30,9 @@ ROUNDS=${2:-3}
 : "${PG_CONFIG:?set PG_CONFIG}"
 export PG_CONFIG
 source "$ROOT/scripts/pgcluster.sh"
+BENCH_TAG=apply_backlog
+# shellcheck source=bench/lib.sh
+source "$ROOT/bench/lib.sh"
 
 BIN=$("$PG_CONFIG" --bindir)
 LIBDIR=$("$PG_CONFIG" --pkglibdir)
@@ -104,7 +107,7 @@ round()
 	# CPU time of the apply worker, started afresh by the ENABLE: less
 	# disturbed than wall time by whatever else the machine runs.
 	pid=$(qb -c "SELECT pid FROM pg_stat_subscription WHERE subname = 's'")
-	cpu=$(awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) / hz}' "/proc/$pid/stat")
+	cpu=$(cpu_of "$pid")
 	CPUS[$variant]+="$cpu "
 	[ "$(qb -c "SELECT count(*) FROM counter_crdt_writer_conflicts")" = 0 ] ||
 		{ echo "conflicts recorded" >&2; exit 1; }
@@ -118,7 +121,6 @@ for ((r = 0; r < ROUNDS; r++)); do
 done
 install -m 755 "$WORK/with_check.so" "$LIBDIR/counter_crdt.so"
 
-median() { tr ' ' '\n' | grep . | sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 W=$(echo "${TIMES[with_check]}" | median)
 WO=$(echo "${TIMES[without_check]}" | median)
 printf 'backlog of %d increments, %d rounds each: median %.2f s with the check, %.2f s without; ratio %.3f\n' \

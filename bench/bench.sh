@@ -142,10 +142,9 @@ fi
 [ "$SAMPLE_KEYS" -le "$KEYS" ] || SAMPLE_KEYS=$KEYS
 ROWS=$((KEYS * COPIES))
 
-say() { echo "bench: $*"; }
-die() { echo "bench: ERROR: $*" >&2; exit 1; }
-fmt_int() { printf '%d' "$1" | sed -e :a -e 's/\([0-9]\)\([0-9]\{3\}\)\($\|,\)/\1,\2\3/; ta'; }
-export LC_NUMERIC=C
+BENCH_TAG=bench
+# shellcheck source=bench/lib.sh
+source "$ROOT/bench/lib.sh"
 
 # --- 1. build and install ----------------------------------------------------
 bash "$ROOT/scripts/setup.sh"
@@ -442,7 +441,6 @@ MEM_C=$(q "SELECT pg_column_size(counter_crdt_merge_agg(c)) FROM m WHERE k = 1")
 
 # --- 10. the table -----------------------------------------------------------
 # ratio helpers (awk: floating point)
-calc() { awk "BEGIN { printf \"%.2f\", $1 }"; }
 judge() { awk "BEGIN { exit !($1) }" && echo PASS || echo FAIL; }
 mb() { awk -v b="$1" 'BEGIN { printf "%.1f MB", b / 1048576 }'; }
 

@@ -75,16 +75,14 @@ source "$ROOT/scripts/pgcluster.sh"
 PG_CONFIG=$(pgc_pg_config)
 export PG_CONFIG
 BIN=$("$PG_CONFIG" --bindir)
-export LC_NUMERIC=C
 
 for v in ROWS KEYS COPIES SECS RUNS CLIENTS SQL_RUNS; do
 	[[ ${!v} =~ ^[1-9][0-9]*$ ]] || { echo "fdw: $v must be a positive integer" >&2; exit 2; }
 done
 
-say() { echo "fdw: $*"; }
-die() { echo "fdw: ERROR: $*" >&2; exit 1; }
-calc() { awk "BEGIN { printf \"%.${2:-2}f\", $1 }"; }
-median() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.3f\n", (a[NR/2]+a[NR/2+1])/2}'; }
+BENCH_TAG=fdw
+# shellcheck source=bench/lib.sh
+source "$ROOT/bench/lib.sh"
 
 pgc_mktemp
 WORK=$PGC_TMP

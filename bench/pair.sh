@@ -1,13 +1,11 @@
 # shellcheck shell=bash
 #
 # pair.sh: the timing of the benchmarks, sourced by bench/bench.sh and
-# bench/writers.sh.  The caller defines say and die, sets WORK (a directory
+# bench/writers.sh.  The caller sources bench/lib.sh, sets WORK (a directory
 # for the scripts and their output) and has a server pg_psql reaches
 # (scripts/pgcluster.sh).  Fills, per name, MED (median server-side
 # execution time, ms), CPUMS (median backend CPU time, ms), RUNS (the timed
 # runs) and PLAN (the last plan).
-
-median() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.3f\n", (a[NR/2]+a[NR/2+1])/2}'; }
 
 declare -A MED CPUMS RUNS PLAN
 

@@ -74,18 +74,14 @@ source "$ROOT/scripts/pgcluster.sh"
 PG_CONFIG=$(pgc_pg_config)
 export PG_CONFIG
 BIN=$("$PG_CONFIG" --bindir)
-export LC_NUMERIC=C
 
 for v in N ROUNDS MESH_SECONDS; do
 	[[ ${!v} =~ ^[1-9][0-9]*$ ]] || { echo "replicated: $v must be a positive integer" >&2; exit 2; }
 done
 
-say() { echo "replicated: $*"; }
-die() { echo "replicated: ERROR: $*" >&2; exit 1; }
-calc() { awk "BEGIN { printf \"%.${2:-2}f\", $1 }"; }
-median() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.3f\n", (a[NR/2]+a[NR/2+1])/2}'; }
-# CPU seconds (user + system) of a process so far.
-cpu_of() { awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) / hz}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+BENCH_TAG=replicated
+# shellcheck source=bench/lib.sh
+source "$ROOT/bench/lib.sh"
 
 pgc_mktemp
 WORK=$PGC_TMP

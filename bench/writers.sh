@@ -61,11 +61,10 @@ SHARED_BUFFERS=${WRITERS_SHARED_BUFFERS:-2GB}
 source "$ROOT/scripts/pgcluster.sh"
 PG_CONFIG=$(pgc_pg_config)
 export PG_CONFIG
-export LC_NUMERIC=C
 
-say() { echo "writers: $*"; }
-die() { echo "writers: ERROR: $*" >&2; exit 1; }
-calc() { awk "BEGIN { printf \"%.${2:-1}f\", $1 }"; }
+BENCH_TAG=writers
+# shellcheck source=bench/lib.sh
+source "$ROOT/bench/lib.sh"
 ms() { awk -v m="$1" 'BEGIN { printf (m >= 100 ? "%.0f" : m >= 10 ? "%.1f" : "%.2f"), m }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf (a / b >= 10 ? "%.1f" : "%.2f"), a / b }'; }
 # "RATIO × (A / B ms; CPU RATIO ×)" of the pair A, B
@@ -89,7 +88,6 @@ WORK=$PGC_TMP
 source "$ROOT/bench/pair.sh"
 q() { pg_psql -q -A -t -c "$1"; }
 qs() { pg_psql -q -A -t -f -; }	# statements from stdin, each in its own transaction
-fmt_int() { printf '%d' "$1" | sed -e :a -e 's/\([0-9]\)\([0-9]\{3\}\)\($\|,\)/\1,\2\3/; ta'; }
 
 q "CREATE EXTENSION counter_crdt; CREATE EXTENSION pg_prewarm;"
 EXT_VERSION=$(q "SELECT extversion FROM pg_extension WHERE extname = 'counter_crdt'")
@@ -171,7 +169,7 @@ measure()
 	prewarm wb
 	pair "${label}_c" "" "SELECT sum(c::bigint) FROM wc" "${label}_b" "" "SELECT sum(v) FROM wb" "$RUNS_N"
 	F_SUM[$label]=$(figure "${label}_c" "${label}_b")
-	R_SUM[$label]=$(calc "${MED[${label}_c]} / ${MED[${label}_b]}")
+	R_SUM[$label]=$(calc "${MED[${label}_c]} / ${MED[${label}_b]}" 1)
 	if [ -n "$gen" ]; then
 		pair gen_c "" "SELECT sum(views) FROM wc" gen_b "" "SELECT sum(v) FROM wb" "$RUNS_N"
 		R_GEN=$(calc "${MED[gen_c]} / ${MED[gen_b]}" 2)
@@ -180,7 +178,7 @@ measure()
 	pair "${label}_ci" "VACUUM wc;" "UPDATE wc SET c = c + 1 WHERE k <= $UPD" \
 		"${label}_bi" "VACUUM wb;" "UPDATE wb SET v = v + 1 WHERE k <= $UPD" "$RUNS_N"
 	F_INC[$label]=$(figure "${label}_ci" "${label}_bi")
-	R_INC[$label]=$(calc "${MED[${label}_ci]} / ${MED[${label}_bi]}")
+	R_INC[$label]=$(calc "${MED[${label}_ci]} / ${MED[${label}_bi]}" 1)
 	# Every increment counted on both sides (warm-up run included), no
 	# updated row grew a shard, and views follows c.
 	runs=$((RUNS_N + 1))
@@ -207,7 +205,7 @@ for w in $MANY; do measure "m$w" "$w" many; done
 # --- the table -----------------------------------------------------------------
 LO=${MANY%% *}
 HI=${MANY##* }
-slope() { calc "(${BYTES[$2]} - ${BYTES[$1]}) / ($HI - $LO)"; }
+slope() { calc "(${BYTES[$2]} - ${BYTES[$1]}) / ($HI - $LO)" 1; }
 judge() { awk "BEGIN { exit !($1) }" && echo "met" || echo "missed"; }
 target() # KIND W RATIO: the target for W writers, and whether RATIO meets it
 {
