@@ -154,10 +154,12 @@ if [ "$SETUP_OK" -eq 1 ]; then
 		pgc_mktemp
 		ALTDIR=$PGC_TMP
 		rc=0
+		syms=""
 		{ copy_tree "$ALTDIR" "$PG_CONFIG" &&
 			make -C "$ALTDIR" -s -j2 PG_CONFIG="$PG_CONFIG" CC_HASH_PG_COMMON=1 >/dev/null &&
-			nm -D "$ALTDIR/counter_crdt.so" | grep -q ' U pg_cryptohash_init' &&
-			! nm -D "$ALTDIR/counter_crdt.so" | grep -q ' U EVP_' &&
+			syms=$(nm -D "$ALTDIR/counter_crdt.so") &&
+			grep -q ' U pg_cryptohash_init$' <<<"$syms" &&
+			! grep -q ' U EVP_' <<<"$syms" &&
 			make -C "$ALTDIR" -s PG_CONFIG="$PG_CONFIG" install >/dev/null; } 2>&1 || rc=$?
 		if [ "$rc" -eq 0 ]; then
 			PGHOST=$PGC_HOST PGPORT=$PGC_PORT PGUSER=postgres PGDATABASE=postgres \
