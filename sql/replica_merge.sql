@@ -173,3 +173,31 @@ UPDATE rm_back SET c = '{00000000-0000-0000-0000-00000000000b:1:5}' WHERE k = 1;
 RESET session_replication_role;
 SELECT k, c FROM rm_back;
 DROP TABLE rm_back;
+
+-- The trigger also remembers, per session, what it found in a table; a
+-- change to the table is seen at the next applied row: a column that is
+-- not a counter refuses the merge, a new counter column is merged too, and
+-- a table whose primary key is gone refuses it.
+CREATE TABLE rm_alter (k int PRIMARY KEY, c counter_crdt);
+SELECT counter_crdt_enable_replica_merge('rm_alter');
+INSERT INTO rm_alter VALUES (1, '{00000000-0000-0000-0000-00000000000a:2:20}');
+SET session_replication_role = replica;
+UPDATE rm_alter SET c = '{00000000-0000-0000-0000-00000000000b:1:5}' WHERE k = 1;
+RESET session_replication_role;
+ALTER TABLE rm_alter ADD COLUMN note text;
+SET session_replication_role = replica;
+UPDATE rm_alter SET c = '{00000000-0000-0000-0000-00000000000b:2:6}' WHERE k = 1;
+RESET session_replication_role;
+ALTER TABLE rm_alter DROP COLUMN note, ADD COLUMN d counter_crdt;
+UPDATE rm_alter SET d = '{00000000-0000-0000-0000-00000000000a:1:1}' WHERE k = 1;
+SET session_replication_role = replica;
+UPDATE rm_alter SET c = '{00000000-0000-0000-0000-00000000000b:2:6}',
+                    d = '{00000000-0000-0000-0000-00000000000b:1:2}' WHERE k = 1;
+RESET session_replication_role;
+SELECT k, c, d FROM rm_alter;
+ALTER TABLE rm_alter DROP CONSTRAINT rm_alter_pkey;
+SET session_replication_role = replica;
+UPDATE rm_alter SET c = '{00000000-0000-0000-0000-00000000000b:3:7}' WHERE k = 1;
+RESET session_replication_role;
+SELECT k, c, d FROM rm_alter;
+DROP TABLE rm_alter;
