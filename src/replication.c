@@ -51,7 +51,6 @@
 #include "nodes/bitmapset.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
-#include "utils/hsearch.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
@@ -584,101 +583,6 @@ cc_trigger_types(Oid fn, Oid *nsp, Oid *counter_type)
 }
 
 /*
- * What cc_table_check() found for a table whose rows can be merged, kept per
- * backend by relation, as the schema and type above are: the check copied
- * the primary key's columns and walked the columns for every applied row.
- * An entry is forgotten whenever the relation's cache entry is invalidated
- * (ALTER TABLE, an index created or dropped, ...) or the counter type is
- * another one; the check runs again then, under the lock that the applied
- * row's table is held with.  Callers get copies, so that an entry can be
- * refilled while an outer call (the trigger runs nested under its own
- * INSERT ... ON CONFLICT) still uses what it was given.
- */
-typedef struct CcTableEntry
-{
-	Oid			relid;			/* hash key */
-	bool		valid;
-	Oid			counter_type;
-	int			natts;
-	bool	   *is_counter;		/* in CacheMemoryContext */
-	Bitmapset  *pkey;			/* in CacheMemoryContext */
-} CcTableEntry;
-
-static HTAB *cc_tables = NULL;
-
-static void
-cc_tables_forget(Datum arg, Oid relid)
-{
-	HASH_SEQ_STATUS status;
-	CcTableEntry *e;
-
-	if (cc_tables == NULL)
-		return;
-	if (OidIsValid(relid))
-	{
-		e = hash_search(cc_tables, &relid, HASH_FIND, NULL);
-		if (e != NULL)
-			e->valid = false;
-		return;
-	}
-	hash_seq_init(&status, cc_tables);
-	while ((e = hash_seq_search(&status)) != NULL)
-		e->valid = false;
-}
-
-/* cc_table_check_or_error(), answered from the entry of the table if valid. */
-static void
-cc_table_info(Relation rel, Oid counter_type, CcTableInfo *info)
-{
-	Oid			relid = RelationGetRelid(rel);
-	CcTableEntry *e;
-	bool		found;
-	MemoryContext old;
-
-	if (cc_tables == NULL)
-	{
-		HASHCTL		ctl;
-
-		memset(&ctl, 0, sizeof(ctl));
-		ctl.keysize = sizeof(Oid);
-		ctl.entrysize = sizeof(CcTableEntry);
-		cc_tables = hash_create("counter_crdt tables", 16, &ctl,
-								HASH_ELEM | HASH_BLOBS);
-		CacheRegisterRelcacheCallback(cc_tables_forget, (Datum) 0);
-	}
-	e = hash_search(cc_tables, &relid, HASH_ENTER, &found);
-	if (!found)
-	{
-		e->valid = false;
-		e->is_counter = NULL;
-		e->pkey = NULL;
-	}
-	if (e->valid && e->counter_type == counter_type)
-	{
-		info->natts = e->natts;
-		info->is_counter = palloc(sizeof(bool) * e->natts);
-		memcpy(info->is_counter, e->is_counter, sizeof(bool) * e->natts);
-		info->pkey = bms_copy(e->pkey);
-		return;
-	}
-	cc_table_check_or_error(rel, counter_type, info);
-	e->valid = false;
-	if (e->is_counter != NULL)
-		pfree(e->is_counter);
-	bms_free(e->pkey);
-	e->is_counter = NULL;
-	e->pkey = NULL;
-	old = MemoryContextSwitchTo(CacheMemoryContext);
-	e->is_counter = palloc(sizeof(bool) * info->natts);
-	memcpy(e->is_counter, info->is_counter, sizeof(bool) * info->natts);
-	e->pkey = bms_copy(info->pkey);
-	MemoryContextSwitchTo(old);
-	e->natts = info->natts;
-	e->counter_type = counter_type;
-	e->valid = true;
-}
-
-/*
  * Checks how a trigger function of ours was called and reads the table;
  * returns the schema of the extension.
  */
@@ -703,7 +607,7 @@ cc_trigger_setup(FunctionCallInfo fcinfo, const char *name, bool for_delete,
 						name, for_delete ? "DELETE" : "INSERT OR UPDATE")));
 
 	cc_trigger_types(fcinfo->flinfo->fn_oid, &nsp, &counter_type);
-	cc_table_info(td->tg_relation, counter_type, info);
+	cc_table_check_or_error(td->tg_relation, counter_type, info);
 	return nsp;
 }
 
