@@ -24,6 +24,10 @@
 #                          "UPDATE inc_c SET c = c + 1 WHERE k = :k" over
 #                          10,000 rows vs "UPDATE inc_b SET v = v + 1 ..." on a
 #                          bigint twin.  Target: tps >= 0.97 x bigint.
+#                          A third side, inc_w, is the bigint table with a
+#                          bytea beside v that makes its rows as wide as the
+#                          counter's: it splits the ratio into the width's
+#                          part (PostgreSQL's) and the counter's own.
 #                          Every counter holds 3 shards, the rack ids
 #                          counter_crdt_rack_id('dc1', 'rack1'..'rack3'), and
 #                          the server's counter_crdt.node_id is set to the id
@@ -67,8 +71,8 @@
 # every page of shared buffers it touches; the warm-up run absorbs that).  The
 # backend's CPU time for each statement (log_executor_stats) is reported
 # beside, as a cross-check less sensitive to other load on the machine.
-# pgbench figures run the same duration for both sides, interleaved (bigint,
-# counter, bigint, counter, ...), best of each; the script asserts that the
+# pgbench figures run the same duration for every side, interleaved (bigint,
+# counter, wide bigint, bigint, ...), best of each; the script asserts that the
 # totals after the runs account for every transaction pgbench reports.
 #
 # The script exits 0 when the figures were measured, whether or not a target
@@ -204,10 +208,15 @@ cat >"$WORK/data.sql" <<EOF
 \set ON_ERROR_STOP 1
 SET synchronous_commit = off;
 
--- Increments: a bigint table and its counter twin, 3 shards per counter.
+-- Increments: a bigint table and its counter twin, 3 shards per counter,
+-- and a bigint table whose rows are as wide as the counter's (a bytea of 72
+-- bytes beside the bigint: 113-byte rows), which splits the gap into what a
+-- wider row costs PostgreSQL and what the counter's own code does.
 CREATE TABLE inc_b (k int PRIMARY KEY, v bigint NOT NULL);
 CREATE TABLE inc_c (k int PRIMARY KEY, c counter_crdt NOT NULL);
+CREATE TABLE inc_w (k int PRIMARY KEY, v bigint NOT NULL, pad bytea NOT NULL);
 INSERT INTO inc_b SELECT k, 6 FROM generate_series(1, $INC_ROWS) k;
+INSERT INTO inc_w SELECT k, 6, decode(repeat('a5', 72), 'hex') FROM generate_series(1, $INC_ROWS) k;
 INSERT INTO inc_c
 SELECT k, counter_crdt_increment(counter_crdt_increment(counter_crdt_increment(
            NULL, 1, '$RACK1'), 2, '$RACK2'), 3, '$RACK3')
@@ -273,7 +282,7 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS
 \$\$ SELECT sum((value->>1)::bigint)::bigint FROM jsonb_each(j) \$\$;
 
 ALTER TABLE m SET (parallel_workers = 2);
-VACUUM (FREEZE, ANALYZE) inc_b, inc_c, m, mj, sc, sj, sb;
+VACUUM (FREEZE, ANALYZE) inc_b, inc_c, inc_w, m, mj, sc, sj, sb;
 CHECKPOINT;
 EOF
 qf "$WORK/data.sql" >/dev/null
@@ -336,7 +345,7 @@ ALL_J=$(q "SELECT string_agg(format('%s:%s:%s', key, value->>0, value->>1), ',' 
 [ "$ALL_C" = "$ALL_J" ] || die "whole-table merges differ: counter_crdt $ALL_C, jsonb $ALL_J"
 
 # --- 5. prewarm --------------------------------------------------------------
-q "SELECT pg_prewarm(r) FROM unnest(ARRAY['m','mj','inc_b','inc_c','inc_b_pkey','inc_c_pkey']::regclass[]) r" >/dev/null
+q "SELECT pg_prewarm(r) FROM unnest(ARRAY['m','mj','inc_b','inc_c','inc_w','inc_b_pkey','inc_c_pkey','inc_w_pkey']::regclass[]) r" >/dev/null
 
 # --- 6. timing helpers -------------------------------------------------------
 # shellcheck source=bench/pair.sh
@@ -355,15 +364,15 @@ Q_SHA="SELECT sum(get_byte(sha256(int8send(v)), 0)) FROM m"
 
 # --- 7. pgbench --------------------------------------------------------------
 T_PGB=$(date +%s)
-for side in b c; do
+for side in b c w; do
 	for range in all hot; do
 		rows=$INC_ROWS
 		[ "$range" = hot ] && rows=$HOT_ROWS
-		if [ "$side" = b ]; then
-			stmt="UPDATE inc_b SET v = v + 1 WHERE k = :k;"
-		else
-			stmt="UPDATE inc_c SET c = c + 1 WHERE k = :k;"
-		fi
+		case $side in
+			b) stmt="UPDATE inc_b SET v = v + 1 WHERE k = :k;" ;;
+			c) stmt="UPDATE inc_c SET c = c + 1 WHERE k = :k;" ;;
+			w) stmt="UPDATE inc_w SET v = v + 1 WHERE k = :k;" ;;
+		esac
 		printf '\\set k random(1, %d)\n%s\n' "$rows" "$stmt" >"$WORK/inc_${side}_$range.sql"
 	done
 done
@@ -375,7 +384,7 @@ run_pgbench()
 	local cmd=("$PGBENCH" -n -M prepared -c "$CLIENTS" -j "$THREADS" -T "$SECONDS_RUN"
 		-f "$file" -h "$PGC_HOST" -p "$PGC_PORT" -U postgres postgres)
 	PGB_CMD[$name]="pgbench -n -M prepared -c $CLIENTS -j $THREADS -T $SECONDS_RUN -f $(basename "$file")"
-	pg_psql -q -A -t -c "VACUUM inc_b, inc_c" -c "CHECKPOINT"
+	pg_psql -q -A -t -c "VACUUM inc_b, inc_c, inc_w" -c "CHECKPOINT"
 	out=$("${cmd[@]}" 2>&1) || { printf '%s\n' "$out" >&2; die "pgbench failed"; }
 	tps=$(sed -n 's/^tps = \([0-9.]*\) (without initial connection time)$/\1/p' <<<"$out")
 	[ -n "$tps" ] || { printf '%s\n' "$out" >&2; die "no tps in pgbench output"; }
@@ -398,17 +407,19 @@ for range in all hot; do
 	for _ in $(seq 1 "$PGB_RUNS"); do
 		run_pgbench "b_$range" "$WORK/inc_b_$range.sql"
 		run_pgbench "c_$range" "$WORK/inc_c_$range.sql"
+		run_pgbench "w_$range" "$WORK/inc_w_$range.sql"
 	done
-	for side in b c; do
+	for side in b c w; do
 		TPS[${side}_$range]=$(tr ' ' '\n' <<<"${TPS_RUNS[${side}_$range]}" | grep . | sort -g | tail -n 1)
 	done
 done
 PGB_SECONDS=$(($(date +%s) - T_PGB))
 check_inc_shards "after the pgbench runs"
 # Every increment counted, on both sides (each row started at 6).
-read -r SUM_B SUM_C < <(q "SELECT (SELECT sum(v) FROM inc_b), (SELECT sum(c::bigint) FROM inc_c)" | tr '|' ' ')
-if [ "$SUM_B" -ne $((6 * INC_ROWS + TX[b])) ] || [ "$SUM_C" -ne $((6 * INC_ROWS + TX[c])) ]; then
-	die "increments lost: bigint total $SUM_B after ${TX[b]} transactions, counter total $SUM_C after ${TX[c]} (each from $((6 * INC_ROWS)))"
+read -r SUM_B SUM_C SUM_W < <(q "SELECT (SELECT sum(v) FROM inc_b), (SELECT sum(c::bigint) FROM inc_c), (SELECT sum(v) FROM inc_w)" | tr '|' ' ')
+if [ "$SUM_B" -ne $((6 * INC_ROWS + TX[b])) ] || [ "$SUM_C" -ne $((6 * INC_ROWS + TX[c])) ] ||
+	[ "$SUM_W" -ne $((6 * INC_ROWS + TX[w])) ]; then
+	die "increments lost: bigint total $SUM_B after ${TX[b]} transactions, counter total $SUM_C after ${TX[c]}, wide bigint total $SUM_W after ${TX[w]} (each from $((6 * INC_ROWS)))"
 fi
 sleep 1	# let the last pgbench backends' statistics reach the cumulative stats
 read -r HOT_B HOT_C < <(q "SELECT max(round(100.0 * n_tup_hot_upd / nullif(n_tup_upd, 0), 1)) FILTER (WHERE relname = 'inc_b'),
@@ -446,6 +457,10 @@ mb() { awk -v b="$1" 'BEGIN { printf "%.1f MB", b / 1048576 }'; }
 
 R_INC=$(calc "${TPS[c_all]} / ${TPS[b_all]}")
 R_HOT=$(calc "${TPS[c_hot]} / ${TPS[b_hot]}")
+R_INC_W=$(calc "${TPS[w_all]} / ${TPS[b_all]}")
+R_HOT_W=$(calc "${TPS[w_hot]} / ${TPS[b_hot]}")
+R_INC_CW=$(calc "${TPS[c_all]} / ${TPS[w_all]}")
+R_HOT_CW=$(calc "${TPS[c_hot]} / ${TPS[w_hot]}")
 R_MERGE=$(calc "${MED[merge]} / ${MED[sum]}")
 R_GMERGE=$(calc "${MED[gmerge]} / ${MED[gsum]}")
 R_READ=$(calc "${MED[read]} / ${MED[sum2]}")
@@ -466,6 +481,10 @@ row "increment throughput" "pgbench -c $CLIENTS -j $THREADS, ${SECONDS_RUN}s, c 
 	"$(printf '%.0f tps' "${TPS[c_all]}")" "$(printf '%.0f tps (bigint)' "${TPS[b_all]}")" "${R_INC} x" ">= 0.97 x" "$(judge "$R_INC >= 0.97")"
 row "hot-row increments" "the same on $(fmt_int "$HOT_ROWS") rows" \
 	"$(printf '%.0f tps' "${TPS[c_hot]}")" "$(printf '%.0f tps (bigint)' "${TPS[b_hot]}")" "${R_HOT} x" ">= 0.97 x" "$(judge "$R_HOT >= 0.97")"
+row "  the width's part" "the bigint rows made as wide as the counter's (113 B, a bytea beside v) vs plain bigint: random rows / hot rows" \
+	"$(printf '%.0f / %.0f tps' "${TPS[w_all]}" "${TPS[w_hot]}")" "$(printf '%.0f / %.0f tps' "${TPS[b_all]}" "${TPS[b_hot]}")" "${R_INC_W} / ${R_HOT_W} x" "reported" "info"
+row "  the counter's part" "counter increments vs the wide bigint rows: random rows / hot rows" \
+	"$(printf '%.0f / %.0f tps' "${TPS[c_all]}" "${TPS[c_hot]}")" "$(printf '%.0f / %.0f tps' "${TPS[w_all]}" "${TPS[w_hot]}")" "${R_INC_CW} / ${R_HOT_CW} x" "reported" "info"
 row "merge aggregate" "counter_crdt_merge_agg(c), $(fmt_int "$ROWS") rows, serial, vs sum(v) same table" \
 	"${MED[merge]} ms" "${MED[sum]} ms (sum(v))" "${R_MERGE} x" "<= 1.20 x" "$(judge "$R_MERGE <= 1.20")"
 row "grouped merge" "the same GROUP BY k ($(fmt_int "$KEYS") groups) vs grouped sum(v)" \
@@ -500,7 +519,7 @@ CPU=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 
 NOTES=(
 	"Increment counters hold 3 shards: counter_crdt_rack_id('dc1', 'rack1'..'rack3'); the server's counter_crdt.node_id is dc1:rack1's id ($RACK1), so its own shard is one of the three and c + 1 does not grow the value ($SZ_BEFORE bytes before and after; asserted before and after the runs)."
-	"pgbench: -n -M prepared, ${SECONDS_RUN} s per run, $PGB_RUNS runs per side interleaved (bigint, counter, ...), best run shown; VACUUM and CHECKPOINT before each run. All runs (tps): bigint${TPS_RUNS[b_all]}, counter${TPS_RUNS[c_all]}; hot rows: bigint${TPS_RUNS[b_hot]}, counter${TPS_RUNS[c_hot]}. Every increment counted: totals after the runs equal the start plus the transactions pgbench reports (bigint $SUM_B, counter $SUM_C). HOT updates: bigint ${HOT_B:-?} %, counter ${HOT_C:-?} %."
+	"pgbench: -n -M prepared, ${SECONDS_RUN} s per run, $PGB_RUNS runs per side interleaved (bigint, counter, wide bigint, ...), best run shown; VACUUM and CHECKPOINT before each run. All runs (tps): bigint${TPS_RUNS[b_all]}, counter${TPS_RUNS[c_all]}, wide bigint${TPS_RUNS[w_all]}; hot rows: bigint${TPS_RUNS[b_hot]}, counter${TPS_RUNS[c_hot]}, wide bigint${TPS_RUNS[w_hot]}. Every increment counted: totals after the runs equal the start plus the transactions pgbench reports (bigint $SUM_B, counter $SUM_C, wide bigint $SUM_W). HOT updates: bigint ${HOT_B:-?} %, counter ${HOT_C:-?} %."
 	"SQL figures: median of $SQL_RUNS (jsonb: $JSONB_RUNS) server-side execution times of EXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON), interleaved with the baseline in one session, after a warm-up run of each (a new backend first faults in every page of shared buffers it touches), tables prewarmed (pg_prewarm)."
 	"Cross-check, less sensitive to other load on the machine than elapsed time: the backend's CPU time (user + system, log_executor_stats, median) gives merge ${CPUMS[merge]} vs ${CPUMS[sum]} ms = ${C_MERGE} x, grouped ${CPUMS[gmerge]} vs ${CPUMS[gsum]} ms = ${C_GMERGE} x, sum on read ${CPUMS[read]} vs ${CPUMS[sum2]} ms = ${C_READ} x, table digest ${CPUMS[digest]} vs ${CPUMS[sum3]} ms = ${C_DIGEST} x, jsonb ${CPUMS[jsonb]} vs ${CPUMS[merge2]} ms = ${C_JSONB} x slower than counter_crdt."
 	"Grouped plans: counter_crdt $GM_NODE${GM_BATCHES:+ (batches: $GM_BATCHES)}, sum(v) $GS_NODE${GS_BATCHES:+ (batches: $GS_BATCHES)}."
@@ -536,7 +555,7 @@ echo
 for n in "${NOTES[@]}"; do echo "* $n"; done
 echo
 echo "pgbench command lines (plus -h <socket dir> -p $PGC_PORT -U postgres postgres):"
-for k in b_all c_all b_hot c_hot; do
+for k in b_all c_all w_all b_hot c_hot w_hot; do
 	echo "  ${PGB_CMD[$k]}    # $(tr '\n' ' ' <"$WORK/inc_$k.sql" | sed 's/ $//')"
 done
 echo
@@ -556,7 +575,7 @@ echo "Run time: $T_TOTAL s (pgbench $PGB_SECONDS s, SQL figures $SQL_SECONDS s).
 	echo "pgbench command lines (plus \`-h <socket dir> -p <port> -U postgres postgres\`):"
 	echo
 	echo '```'
-	for k in b_all c_all b_hot c_hot; do
+	for k in b_all c_all w_all b_hot c_hot w_hot; do
 		echo "${PGB_CMD[$k]}    # $(tr '\n' ' ' <"$WORK/inc_$k.sql" | sed 's/ $//')"
 	done
 	echo '```'
