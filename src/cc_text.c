@@ -134,13 +134,29 @@ cc_fail_text(cc_error *err, const char *fmt,...)
  */
 #define CC_ID_MEMO 8
 
-static struct
+typedef struct cc_id_memo
 {
-	char		text[CC_UUID_TEXT_LEN];
-	uint8_t		id[CC_ID_LEN];
-}			cc_id_memo[CC_ID_MEMO];
-static unsigned cc_id_memo_used;	/* entries filled */
-static unsigned cc_id_memo_next;	/* the one to replace next */
+	struct
+	{
+		char		text[CC_UUID_TEXT_LEN];
+		uint8_t		id[CC_ID_LEN];
+	}			e[CC_ID_MEMO];
+	unsigned	used;			/* entries filled */
+	unsigned	next;			/* the one to replace next */
+} cc_id_memo;
+
+static cc_id_memo cc_parsed_ids;
+
+/* Remembers an id and its text in place of the oldest entry. */
+static void
+cc_id_memo_add(cc_id_memo *m, const char *text, const uint8_t *id)
+{
+	memcpy(m->e[m->next].text, text, CC_UUID_TEXT_LEN);
+	memcpy(m->e[m->next].id, id, CC_ID_LEN);
+	m->next = (m->next + 1) % CC_ID_MEMO;
+	if (m->used < CC_ID_MEMO)
+		m->used++;
+}
 
 /*
  * Uuid text through libuuid.  uuid_parse_range() takes exactly the 36
@@ -153,19 +169,15 @@ cc_uuid_parse(const char *str, size_t len, uint8_t *out)
 {
 	if (len != CC_UUID_TEXT_LEN)
 		return false;
-	for (unsigned i = 0; i < cc_id_memo_used; i++)
-		if (memcmp(cc_id_memo[i].text, str, CC_UUID_TEXT_LEN) == 0)
+	for (unsigned i = 0; i < cc_parsed_ids.used; i++)
+		if (memcmp(cc_parsed_ids.e[i].text, str, CC_UUID_TEXT_LEN) == 0)
 		{
-			memcpy(out, cc_id_memo[i].id, CC_ID_LEN);
+			memcpy(out, cc_parsed_ids.e[i].id, CC_ID_LEN);
 			return true;
 		}
 	if (uuid_parse_range(str, str + len, out) != 0)
 		return false;
-	memcpy(cc_id_memo[cc_id_memo_next].text, str, CC_UUID_TEXT_LEN);
-	memcpy(cc_id_memo[cc_id_memo_next].id, out, CC_ID_LEN);
-	cc_id_memo_next = (cc_id_memo_next + 1) % CC_ID_MEMO;
-	if (cc_id_memo_used < CC_ID_MEMO)
-		cc_id_memo_used++;
+	cc_id_memo_add(&cc_parsed_ids, str, out);
 	return true;
 }
 
@@ -175,30 +187,20 @@ cc_uuid_parse(const char *str, size_t len, uint8_t *out)
  * prints the same few ids row after row (the walsender formats every
  * replicated row this way).
  */
-static struct
-{
-	uint8_t		id[CC_ID_LEN];
-	char		text[CC_UUID_TEXT_LEN];
-}			cc_text_memo[CC_ID_MEMO];
-static unsigned cc_text_memo_used;
-static unsigned cc_text_memo_next;
+static cc_id_memo cc_printed_ids;
 
 void
 cc_uuid_format(const uint8_t *id, char *out)
 {
-	for (unsigned i = 0; i < cc_text_memo_used; i++)
-		if (memcmp(cc_text_memo[i].id, id, CC_ID_LEN) == 0)
+	for (unsigned i = 0; i < cc_printed_ids.used; i++)
+		if (memcmp(cc_printed_ids.e[i].id, id, CC_ID_LEN) == 0)
 		{
-			memcpy(out, cc_text_memo[i].text, CC_UUID_TEXT_LEN);
+			memcpy(out, cc_printed_ids.e[i].text, CC_UUID_TEXT_LEN);
 			out[CC_UUID_TEXT_LEN] = '\0';
 			return;
 		}
 	uuid_unparse_lower(id, out);
-	memcpy(cc_text_memo[cc_text_memo_next].id, id, CC_ID_LEN);
-	memcpy(cc_text_memo[cc_text_memo_next].text, out, CC_UUID_TEXT_LEN);
-	cc_text_memo_next = (cc_text_memo_next + 1) % CC_ID_MEMO;
-	if (cc_text_memo_used < CC_ID_MEMO)
-		cc_text_memo_used++;
+	cc_id_memo_add(&cc_printed_ids, out, id);
 }
 
 /* Parses a writer id: the run of hex digits and hyphens at the position. */
