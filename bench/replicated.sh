@@ -161,6 +161,19 @@ declare -A TBL=([b]=tb [bt]=tbt [bw]=tbw [c]=t [cbin]=t)
 declare -A SUB=([b]=sb [bt]=sbt [bw]=sbw [c]=sc [cbin]=sc)
 declare -A SIDE_NAME=([b]="bigint" [bt]="bigint, C trigger" [bw]="bigint, wide, C trigger"
 	[c]="counter_crdt" [cbin]="counter_crdt, binary")
+# side_total SIDE: the SQL of the total that b reaches once it has applied a.
+side_total() { if [ "${TBL[$1]}" = t ]; then echo "sum(c::bigint)"; else echo "sum(v)"; fi; }
+# backlog SIDE COUNT: the side's subscription disabled (its apply worker and
+# walsender end), its binary option set, and COUNT increments taken on a.
+backlog()
+{
+	local side=$1 n=$2 sub=${SUB[$1]} tbl=${TBL[$1]}
+	q b -c "ALTER SUBSCRIPTION $sub DISABLE"
+	wait_for b "SELECT count(*) FROM pg_stat_subscription WHERE subname = '$sub' AND pid IS NOT NULL" 0
+	[ "$tbl" != t ] || q b -c "ALTER SUBSCRIPTION sc SET (binary = $([ "$side" = cbin ] && echo true || echo false))"
+	"$BIN/pgbench" -n -h "${HOST[a]}" -p "${PORT[a]}" -U postgres -c 4 -j 2 -t $((n / 4)) \
+		-f "$WORK/inc_$tbl.sql" postgres >/dev/null
+}
 
 # --- 1b. REPL_CALLGRIND=1: the same sides counted in instructions -------------
 # Rates swing by up to 25 % between rounds on a shared machine; instruction
@@ -201,13 +214,9 @@ SH
 	# and the walsender's pids once both have written their profiles.
 	cg_once()
 	{
-		local side=$1 n=$2 sub=${SUB[$1]} tbl=${TBL[$1]} total="sum(v)" target apid wpid
-		[ "$tbl" != t ] || total="sum(c::bigint)"
-		q b -c "ALTER SUBSCRIPTION $sub DISABLE"
-		wait_for b "SELECT count(*) FROM pg_stat_subscription WHERE subname = '$sub' AND pid IS NOT NULL" 0
-		[ "$tbl" != t ] || q b -c "ALTER SUBSCRIPTION sc SET (binary = $([ "$side" = cbin ] && echo true || echo false))"
-		"$BIN/pgbench" -n -h "${HOST[a]}" -p "${PORT[a]}" -U postgres -c 4 -j 2 -t $((n / 4)) \
-			-f "$WORK/inc_$tbl.sql" postgres >/dev/null
+		local side=$1 n=$2 sub=${SUB[$1]} tbl=${TBL[$1]} total target apid wpid
+		total=$(side_total "$side")
+		backlog "$side" "$n"
 		target=$(q a -c "SELECT $total FROM $tbl")
 		q b -c "VACUUM $tbl"
 		q b -c "ALTER SUBSCRIPTION $sub ENABLE"
@@ -262,14 +271,10 @@ declare -A TIMES CPUS WCPUS WALPER
 # apply_round SIDE: one of the keys of TBL.
 apply_round()
 {
-	local side=$1 tbl=${TBL[$1]} sub=${SUB[$1]} total="sum(v)" l0 l1 start end pid cpu wcpu perfpid
-	[ "$tbl" != t ] || total="sum(c::bigint)"
-	q b -c "ALTER SUBSCRIPTION $sub DISABLE"
-	wait_for b "SELECT count(*) FROM pg_stat_subscription WHERE subname = '$sub' AND pid IS NOT NULL" 0
-	[ "$tbl" != t ] || q b -c "ALTER SUBSCRIPTION sc SET (binary = $([ "$side" = cbin ] && echo true || echo false))"
+	local side=$1 tbl=${TBL[$1]} sub=${SUB[$1]} total l0 l1 start end pid cpu wcpu perfpid
+	total=$(side_total "$side")
 	l0=$(q a -c "SELECT pg_current_wal_insert_lsn()")
-	"$BIN/pgbench" -n -h "${HOST[a]}" -p "${PORT[a]}" -U postgres -c 4 -j 2 -t $((N / 4)) \
-		-f "$WORK/inc_$tbl.sql" postgres >/dev/null
+	backlog "$side" "$N"
 	l1=$(q a -c "SELECT pg_current_wal_insert_lsn()")
 	WALPER[$side]=$(q a -c "SELECT round(pg_wal_lsn_diff('$l1', '$l0') / $((N / 4 * 4)))")
 	target=$(q a -c "SELECT $total FROM $tbl")
