@@ -527,26 +527,33 @@ cc_compare(const unsigned char *a, size_t na, bool ta,
 	return (na > nb) - (na < nb);
 }
 
+/*
+ * Written out byte by byte, not as loops: compilers turn the shifts into a
+ * byte swap and one load or store where they can, and the loops into eight
+ * steps.
+ */
 static inline void
 cc_put_be64(unsigned char *p, int64_t v)
 {
 	uint64_t	u = (uint64_t) v;
 
-	for (int i = 7; i >= 0; i--)
-	{
-		p[i] = (unsigned char) (u & 0xff);
-		u >>= 8;
-	}
+	p[0] = (unsigned char) (u >> 56);
+	p[1] = (unsigned char) (u >> 48);
+	p[2] = (unsigned char) (u >> 40);
+	p[3] = (unsigned char) (u >> 32);
+	p[4] = (unsigned char) (u >> 24);
+	p[5] = (unsigned char) (u >> 16);
+	p[6] = (unsigned char) (u >> 8);
+	p[7] = (unsigned char) u;
 }
 
 static inline int64_t
 cc_get_be64(const unsigned char *p)
 {
-	uint64_t	u = 0;
-
-	for (int i = 0; i < 8; i++)
-		u = (u << 8) | p[i];
-	return (int64_t) u;
+	return (int64_t) ((uint64_t) p[0] << 56 | (uint64_t) p[1] << 48 |
+					  (uint64_t) p[2] << 40 | (uint64_t) p[3] << 32 |
+					  (uint64_t) p[4] << 24 | (uint64_t) p[5] << 16 |
+					  (uint64_t) p[6] << 8 | (uint64_t) p[7]);
 }
 
 static inline void
