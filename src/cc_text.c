@@ -35,8 +35,10 @@ typedef struct cc_parser
 static inline bool
 cc_is_space(char c)
 {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' ||
-		c == '\f' || c == '\v';
+	/* all six are below '!': most characters leave after one comparison */
+	return (unsigned char) c <= ' ' &&
+		(c == ' ' || c == '\t' || c == '\n' || c == '\r' ||
+		 c == '\f' || c == '\v');
 }
 
 static inline int
@@ -164,17 +166,26 @@ cc_id_memo_add(cc_id_memo *m, const char *text, const uint8_t *id)
  * is checked here as well, so that a longer run of the same characters is
  * refused without a call (test/core_text.c holds libuuid to all of this).
  */
+/* The bytes of the 36 characters at str if they were parsed lately. */
+static inline bool
+cc_id_memo_find_text(const cc_id_memo *m, const char *str, uint8_t *out)
+{
+	for (unsigned i = 0; i < m->used; i++)
+		if (memcmp(m->e[i].text, str, CC_UUID_TEXT_LEN) == 0)
+		{
+			memcpy(out, m->e[i].id, CC_ID_LEN);
+			return true;
+		}
+	return false;
+}
+
 bool
 cc_uuid_parse(const char *str, size_t len, uint8_t *out)
 {
 	if (len != CC_UUID_TEXT_LEN)
 		return false;
-	for (unsigned i = 0; i < cc_parsed_ids.used; i++)
-		if (memcmp(cc_parsed_ids.e[i].text, str, CC_UUID_TEXT_LEN) == 0)
-		{
-			memcpy(out, cc_parsed_ids.e[i].id, CC_ID_LEN);
-			return true;
-		}
+	if (cc_id_memo_find_text(&cc_parsed_ids, str, out))
+		return true;
 	if (uuid_parse_range(str, str + len, out) != 0)
 		return false;
 	cc_id_memo_add(&cc_parsed_ids, str, out);
@@ -203,14 +214,33 @@ cc_uuid_format(const uint8_t *id, char *out)
 	cc_id_memo_add(&cc_printed_ids, out, id);
 }
 
-/* Parses a writer id: the run of hex digits and hyphens at the position. */
+static inline bool
+cc_is_id_char(char c)
+{
+	return cc_hexval(c) >= 0 || c == '-';
+}
+
+/*
+ * Parses a writer id: the run of hex digits and hyphens at the position.
+ * An id parsed lately is taken as soon as its 36 characters are found there
+ * with no id character after them (the run is then those 36), without
+ * walking the run first.
+ */
 static cc_code
 cc_parse_id(cc_parser *p, uint8_t *id)
 {
 	size_t		start = p->pos,
 				end = start;
 
-	while (end < p->len && (cc_hexval(p->str[end]) >= 0 || p->str[end] == '-'))
+	if (p->len - start >= CC_UUID_TEXT_LEN &&
+		(p->len - start == CC_UUID_TEXT_LEN ||
+		 !cc_is_id_char(p->str[start + CC_UUID_TEXT_LEN])) &&
+		cc_id_memo_find_text(&cc_parsed_ids, p->str + start, id))
+	{
+		p->pos = start + CC_UUID_TEXT_LEN;
+		return CC_OK;
+	}
+	while (end < p->len && cc_is_id_char(p->str[end]))
 		end++;
 	if (end == start)
 		return cc_syntax(p, "Expected a writer id");

@@ -6,6 +6,8 @@
 #include <locale.h>
 #include <stdint.h>
 
+#include <uuid/uuid.h>
+
 #include "cc_test.h"
 
 #define A "00000000-0000-0000-0000-000000000001"
@@ -252,7 +254,19 @@ test_text(void)
 	check_rejects("{g0000000-0000-0000-0000-000000000001:1:1}", "Expected a writer id, found \"g");
 	check_rejects("{0000000g-0000-0000-0000-000000000001:1:1}", "Invalid writer id \"0000000\"");
 	check_rejects("{x:1:1}", "Expected a writer id");
-	/* longer than 36 characters: refused, never cut to the first 16 bytes */
+	/*
+	 * longer than 36 characters: refused, never cut to the first 16 bytes.
+	 * A and D were just parsed, so the parser remembers them: the 36
+	 * characters of a remembered id are taken only when no hex digit or
+	 * hyphen (of either case) follows them.
+	 */
+	check_parses("{" A ":1:1, " D ":1:1}", "{" A ":1:1, " D ":1:1}");
+	check_rejects("{" A "F:1:1}", "Invalid writer id \"" A "F\"");
+	check_rejects("{" D "-:1:1}", "Invalid writer id \"" D "-\"");
+	check_rejects("{" A "g:1:1}", "Expected \":\" after a writer id, found \"g:1:1}\" at position 38");
+	check_rejects("{" A, "Expected \":\" after a writer id, found end of input");
+	check_rejects("{" D, "Expected \":\" after a writer id, found end of input");
+	check_rejects("{" "ffffffff-ffff-ffff-ffff-fffffffffff", "Invalid writer id");
 	check_rejects("{" A "00:1:1}", "Invalid writer id \"" A "00\"");
 	check_rejects("{" A "0123456789abcdef:1:1}", "Invalid writer id");
 	check_rejects("{" D "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff:1:1}",
