@@ -67,8 +67,8 @@ core-test-sanitize: test/core_test_sanitize
 
 # Instruction counts of the hot operations (merge, increment, sum, parse,
 # format) under callgrind, to compare versions exactly.
-test/microbench: test/microbench.c $(CORE_SRCS) src/cc_core.h
-	$(CC) $(CORE_TEST_CFLAGS) -Isrc -o $@ test/microbench.c $(CORE_SRCS) $(CORE_TEST_LIBS)
+test/microbench: test/microbench.c $(CORE_SRCS) src/cc_core.h test/cc_ossl.h
+	$(CC) $(CORE_TEST_CFLAGS) -Isrc -Itest -o $@ test/microbench.c $(CORE_SRCS) $(CORE_TEST_LIBS)
 
 .PHONY: microbench
 microbench: test/microbench
