@@ -160,12 +160,6 @@ cc_id_memo_add(cc_id_memo *m, const char *text, const uint8_t *id)
 		m->used++;
 }
 
-/*
- * Uuid text through libuuid.  uuid_parse_range() takes exactly the 36
- * characters 8-4-4-4-12 of hex digits in any case and hyphens; the length
- * is checked here as well, so that a longer run of the same characters is
- * refused without a call (test/core_text.c holds libuuid to all of this).
- */
 /* The bytes of the 36 characters at str if they were parsed lately. */
 static inline bool
 cc_id_memo_find_text(const cc_id_memo *m, const char *str, uint8_t *out)
@@ -179,6 +173,12 @@ cc_id_memo_find_text(const cc_id_memo *m, const char *str, uint8_t *out)
 	return false;
 }
 
+/*
+ * Uuid text through libuuid.  uuid_parse_range() takes exactly the 36
+ * characters 8-4-4-4-12 of hex digits in any case and hyphens; the length
+ * is checked here as well, so that a longer run of the same characters is
+ * refused without a call (test/core_text.c holds libuuid to all of this).
+ */
 bool
 cc_uuid_parse(const char *str, size_t len, uint8_t *out)
 {
