@@ -174,10 +174,10 @@ RESET session_replication_role;
 SELECT k, c FROM rm_back;
 DROP TABLE rm_back;
 
--- The trigger also remembers, per session, what it found in a table; a
--- change to the table is seen at the next applied row: a column that is
--- not a counter refuses the merge, a new counter column is merged too, and
--- a table whose primary key is gone refuses it.
+-- A change to the table after the trigger has read it in this session is
+-- seen at the next applied row: a column that is not a counter refuses the
+-- merge, a new counter column is merged too, and a table whose primary key
+-- is gone refuses it.
 CREATE TABLE rm_alter (k int PRIMARY KEY, c counter_crdt);
 SELECT counter_crdt_enable_replica_merge('rm_alter');
 INSERT INTO rm_alter VALUES (1, '{00000000-0000-0000-0000-00000000000a:2:20}');
