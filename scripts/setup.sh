@@ -18,11 +18,16 @@ source "$ROOT/scripts/pgcluster.sh"
 say() { echo "setup: $*"; }
 die() { echo "setup: ERROR: $*" >&2; exit 1; }
 
-PACKAGES=(postgresql-15 postgresql-server-dev-15 make gcc clang libipc-run-perl libssl-dev uuid-dev)
+PACKAGES=(postgresql-15 postgresql-server-dev-15 make gcc libc6-dev libipc-run-perl libssl-dev uuid-dev)
+# The sanitizer and libFuzzer builds of the core tests: clang and its runtime
+# libraries (libclang_rt.asan, .fuzzer, .ubsan), which clang does not pull in.
+PACKAGES+=(clang libclang-rt-dev)
 # The Debian package (debian/, built and installed by scripts/test.sh): the
 # tools of dpkg-buildpackage and its Build-Depends (postgresql-all only for the
 # build-time test that a plain dpkg-buildpackage runs).
-PACKAGES+=(dpkg-dev debhelper postgresql-server-dev-all postgresql-all)
+# build-essential is a Build-Depends of every package (dpkg-checkbuilddeps
+# refuses to build without it, even when gcc and make are there).
+PACKAGES+=(build-essential dpkg-dev debhelper postgresql-server-dev-all postgresql-all)
 # pglogical, for the README's "With pglogical" recipe and test/t/012_pglogical.pl
 PACKAGES+=(postgresql-15-pglogical)
 

@@ -49,9 +49,20 @@ sub pgl_node
 	my ($name) = @_;
 	my $node = readme_node($name);
 	my $host = $node->host;
-	$node->append_conf('postgresql.conf',
-		recipe('pglogical/postgresql.conf',
-			{ "listen_addresses = '*'" => "listen_addresses = '$host'" }));
+	my $conf = recipe('pglogical/postgresql.conf',
+		{ "listen_addresses = '*'" => "listen_addresses = '$host'" });
+	# The recipe's output_plugin_libraries line is for 15.19 and later: as
+	# the recipe says, it is left out where the server does not know the
+	# setting (it would not start with it).
+	my $known = $node->safe_psql('postgres',
+		q{SELECT count(*) FROM pg_settings WHERE name = 'output_plugin_libraries'});
+	if ($known eq '0')
+	{
+		my $n = ($conf =~ s/^output_plugin_libraries\b[^\n]*\n//mg);
+		die "the pglogical recipe has no output_plugin_libraries line to leave out"
+		  unless $n == 1;
+	}
+	$node->append_conf('postgresql.conf', $conf);
 	my $hba = $node->data_dir . '/pg_hba.conf';
 	my $rest = slurp_file($hba);
 	open(my $fh, '>', $hba) or die "cannot write $hba: $!";
