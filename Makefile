@@ -7,7 +7,7 @@
 
 EXTENSION = counter_crdt
 MODULE_big = counter_crdt
-EXTVERSION = 1.3
+EXTVERSION = 1.4
 
 CORE_SRCS = src/cc_core.c src/cc_text.c src/cc_ids.c src/cc_json.c src/cc_stored.c
 GLUE_SRCS = src/counter_crdt.c src/type_io.c src/functions.c src/aggregate.c \
@@ -22,7 +22,7 @@ DATA = $(wildcard counter_crdt--*.sql)
 REGRESS = type_io text_errors binary_io increment merge value aggregate \
 	parallel equality shards_digest writer_ids node_id seeds replica_merge \
 	upgrade privileges health ordering replica_hazards digest_agg \
-	difference exactly_once json layout writers
+	difference exactly_once json layout writers replica_glue
 EXTRA_CLEAN = test/core_test test/core_test_sanitize test/microbench
 
 PG_CONFIG ?= pg_config

@@ -18,7 +18,7 @@ CREATE TABLE h_ok (k int PRIMARY KEY, c counter_crdt,
                    total bigint GENERATED ALWAYS AS (c::bigint) STORED);
 SELECT counter_crdt_enable_replica_merge('h_ok');
 SET client_min_messages = error;  -- no wal_level warning
-CREATE PUBLICATION h_pub FOR TABLE h_ok;
+CREATE PUBLICATION h_pub FOR TABLE h_ok WITH (publish = 'insert, update, delete');
 RESET client_min_messages;
 SELECT * FROM counter_crdt_health();
 -- A counter table in no publication and no subscription is not checked.
@@ -87,7 +87,7 @@ SELECT "check", object, hint FROM counter_crdt_health();
 SELECT counter_crdt_enable_replica_merge('"H Schema"."Odd"');
 -- FOR ALL TABLES publications count too.
 SET client_min_messages = error;
-CREATE PUBLICATION h_all FOR ALL TABLES;
+CREATE PUBLICATION h_all FOR ALL TABLES WITH (publish = 'insert, update, delete');
 RESET client_min_messages;
 SELECT "check", object FROM counter_crdt_health();
 DROP PUBLICATION h_all;

@@ -41,8 +41,20 @@ SELECT counter_crdt_merge_agg(c)::bigint AS total FROM priv_t;
 DELETE FROM priv_t WHERE k = 2;
 SELECT k, c FROM priv_t ORDER BY k;
 
--- but it cannot choose the writer id of the server: that would let it
--- overwrite another server's shard.
+-- It cannot choose the writer id under which the server counts its
+-- increments (c + n): that stays with the superuser.  What UPDATE on the
+-- column allows is writing any state there, another writer's shard
+-- included: here writer bb's, with the highest clock, which stops every
+-- later increment of bb on this value (22003) wherever it is merged.
+INSERT INTO priv_t VALUES (3, '{00000000-0000-4000-8000-0000000000bb:9223372036854775807:1}');
+RESET ROLE;
+SET counter_crdt.node_id = '00000000-0000-4000-8000-0000000000bb';
+SET ROLE regress_cc_user;
+UPDATE priv_t SET c = c + 1 WHERE k = 3;
+RESET ROLE;
+SET counter_crdt.node_id = '00000000-0000-4000-8000-0000000000aa';
+SET ROLE regress_cc_user;
+DELETE FROM priv_t WHERE k = 3;
 SET counter_crdt.node_id = '00000000-0000-4000-8000-0000000000bb';
 SELECT set_config('counter_crdt.node_id', '00000000-0000-4000-8000-0000000000bb', false);
 ALTER ROLE regress_cc_user SET counter_crdt.node_id = '00000000-0000-4000-8000-0000000000bb';

@@ -85,12 +85,19 @@ RESET session_replication_role;
 RESET counter_crdt.node_id;
 SELECT table_name, key, writer_id FROM counter_crdt_writer_conflicts;
 DELETE FROM counter_crdt_writer_conflicts;
+-- 1.4's guards are missing on it until the set-up function runs again.
+SET client_min_messages = error;  -- no wal_level warning
+CREATE PUBLICATION up_pub FOR TABLE up_rm WITH (publish = 'insert, update, delete');
+RESET client_min_messages;
+SELECT "check", object FROM counter_crdt_health();
+DROP PUBLICATION up_pub;
 SELECT counter_crdt_enable_replica_merge('up_rm');
+SELECT tgname, tgenabled FROM pg_trigger WHERE tgrelid = 'up_rm'::regclass ORDER BY tgname;
 SELECT count(*) AS triggers,
        count(*) FILTER (WHERE (t.tgname, t.tgfoid, t.tgenabled) = (o.tgname, o.tgfoid, o.tgenabled)) AS unchanged
   FROM up_rm_triggers o JOIN pg_trigger t USING (oid);
 SET client_min_messages = error;  -- no wal_level warning
-CREATE PUBLICATION up_pub FOR TABLE up_rm;
+CREATE PUBLICATION up_pub FOR TABLE up_rm WITH (publish = 'insert, update, delete');
 RESET client_min_messages;
 SELECT * FROM counter_crdt_health();
 DROP PUBLICATION up_pub;

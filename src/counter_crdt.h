@@ -148,5 +148,6 @@ extern List *cc_table_check(Relation rel, Oid counter_type, CcTableInfo *info);
 extern void cc_table_check_or_error(Relation rel, Oid counter_type,
 									CcTableInfo *info);
 extern Oid	cc_counter_type(Oid nsp);
+extern Oid	cc_conflicts_relid(void);
 
 #endif							/* COUNTER_CRDT_H */

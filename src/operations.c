@@ -19,8 +19,10 @@
 
 #include "access/relation.h"
 #include "access/table.h"
+#include "access/xlog.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
 #include "catalog/pg_namespace.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_trigger.h"
@@ -47,6 +49,7 @@ typedef struct CcExtension
 	Oid			counter_type;
 	Oid			merge_fn;		/* counter_crdt_replica_merge() */
 	Oid			delete_fn;		/* counter_crdt_delete_as_tombstone() */
+	Oid			guard_fn;		/* counter_crdt_local_guard(), since 1.4 */
 } CcExtension;
 
 /* The triggers of a table that call our two functions. */
@@ -54,10 +57,12 @@ typedef struct CcTriggers
 {
 	const Trigger *merge;		/* the first found, or NULL */
 	const Trigger *delete;
+	const Trigger *key_guard;	/* BEFORE UPDATE FOR EACH ROW */
+	const Trigger *truncate_guard;	/* BEFORE TRUNCATE */
 } CcTriggers;
 
 static Oid
-cc_trigger_function(Oid nsp, const char *name)
+cc_trigger_function(Oid nsp, const char *name, bool missing_ok)
 {
 	oidvector  *noargs = buildoidvector(NULL, 0);
 	Oid			fn = GetSysCacheOid3(PROCNAMEARGSNSP, Anum_pg_proc_oid,
@@ -65,7 +70,7 @@ cc_trigger_function(Oid nsp, const char *name)
 									 PointerGetDatum(noargs),
 									 ObjectIdGetDatum(nsp));
 
-	if (!OidIsValid(fn))
+	if (!OidIsValid(fn) && !missing_ok)
 		elog(ERROR, "function %s() not found in schema %u", name, nsp);
 	return fn;
 }
@@ -76,8 +81,18 @@ cc_extension(FunctionCallInfo fcinfo, CcExtension *ext)
 {
 	ext->nsp = get_func_namespace(fcinfo->flinfo->fn_oid);
 	ext->counter_type = cc_counter_type(ext->nsp);
-	ext->merge_fn = cc_trigger_function(ext->nsp, "counter_crdt_replica_merge");
-	ext->delete_fn = cc_trigger_function(ext->nsp, "counter_crdt_delete_as_tombstone");
+	ext->merge_fn = cc_trigger_function(ext->nsp, "counter_crdt_replica_merge", false);
+	ext->delete_fn = cc_trigger_function(ext->nsp, "counter_crdt_delete_as_tombstone", false);
+	/* not there before 1.4: the guards are then not made, nor asked for */
+	ext->guard_fn = cc_trigger_function(ext->nsp, "counter_crdt_local_guard", true);
+}
+
+/* A trigger fires for local statements: enabled as ORIGIN or ALWAYS. */
+static bool
+cc_fires_locally(const Trigger *t)
+{
+	return t->tgenabled == TRIGGER_FIRES_ON_ORIGIN ||
+		t->tgenabled == TRIGGER_FIRES_ALWAYS;
 }
 
 static void
@@ -87,6 +102,8 @@ cc_find_triggers(Relation rel, const CcExtension *ext, CcTriggers *trg)
 
 	trg->merge = NULL;
 	trg->delete = NULL;
+	trg->key_guard = NULL;
+	trg->truncate_guard = NULL;
 	for (int i = 0; td != NULL && i < td->numtriggers; i++)
 	{
 		const Trigger *t = &td->triggers[i];
@@ -95,15 +112,42 @@ cc_find_triggers(Relation rel, const CcExtension *ext, CcTriggers *trg)
 			trg->merge = t;
 		else if (t->tgfoid == ext->delete_fn && trg->delete == NULL)
 			trg->delete = t;
+		else if (OidIsValid(ext->guard_fn) && t->tgfoid == ext->guard_fn &&
+				 TRIGGER_FOR_BEFORE(t->tgtype))
+		{
+			if (TRIGGER_FOR_TRUNCATE(t->tgtype))
+			{
+				if (trg->truncate_guard == NULL || !cc_fires_locally(trg->truncate_guard))
+					trg->truncate_guard = t;
+			}
+			else if (TRIGGER_FOR_ROW(t->tgtype) && TRIGGER_FOR_UPDATE(t->tgtype))
+			{
+				if (trg->key_guard == NULL || !cc_fires_locally(trg->key_guard))
+					trg->key_guard = t;
+			}
+		}
 	}
 }
 
-/* The delete trigger fires for local deletes: enabled as ORIGIN or ALWAYS. */
+/* Does the key guard fire for an UPDATE of every primary key column? */
 static bool
-cc_fires_locally(const Trigger *t)
+cc_guard_covers_key(const Trigger *t, const Bitmapset *pkey)
 {
-	return t->tgenabled == TRIGGER_FIRES_ON_ORIGIN ||
-		t->tgenabled == TRIGGER_FIRES_ALWAYS;
+	int			k = -1;
+
+	if (t->tgnattr == 0)
+		return true;			/* BEFORE UPDATE of any column */
+	while ((k = bms_next_member(pkey, k)) >= 0)
+	{
+		AttrNumber	attnum = k + FirstLowInvalidHeapAttributeNumber;
+		bool		found = false;
+
+		for (int i = 0; i < t->tgnattr && !found; i++)
+			found = (t->tgattr[i] == attnum);
+		if (!found)
+			return false;
+	}
+	return true;
 }
 
 static void
@@ -113,6 +157,96 @@ cc_run(const char *sql)
 
 	if (rc != SPI_OK_UTILITY)
 		elog(ERROR, "counter_crdt: \"%s\" failed: %s", sql, SPI_result_code_string(rc));
+}
+
+/* The truncate guard of one table: the commands that make it fire locally. */
+static List *
+cc_truncate_guard_commands(Relation rel, const CcExtension *ext, const CcTriggers *trg,
+						   List *cmds)
+{
+	char	   *relname = quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
+													 RelationGetRelationName(rel));
+
+	if (trg->truncate_guard == NULL)
+		cmds = lappend(cmds,
+					   psprintf("CREATE TRIGGER counter_crdt_truncate_guard BEFORE TRUNCATE ON %s"
+								" FOR EACH STATEMENT EXECUTE FUNCTION %s()", relname,
+								quote_qualified_identifier(get_namespace_name(ext->nsp),
+														   "counter_crdt_local_guard")));
+	else if (!cc_fires_locally(trg->truncate_guard))
+		cmds = lappend(cmds, psprintf("ALTER TABLE %s ENABLE TRIGGER %s", relname,
+									  quote_identifier(trg->truncate_guard->tgname)));
+	return cmds;
+}
+
+/*
+ * The commands that give a table the two guards of counter_crdt_local_guard()
+ * (what is missing of them, or enabling them where they do not fire for local
+ * statements): BEFORE UPDATE OF the primary key columns, FOR EACH ROW, which
+ * partitions inherit; and BEFORE TRUNCATE, on the table and on each of its
+ * partitions (TRUNCATE of a partition fires only the partition's triggers).
+ * A key guard that no longer covers the whole primary key is made again.
+ */
+static List *
+cc_guard_commands(Relation rel, const CcExtension *ext, const CcTableInfo *info,
+				  const CcTriggers *trg)
+{
+	char	   *relname = quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
+													 RelationGetRelationName(rel));
+	char	   *fn = quote_qualified_identifier(get_namespace_name(ext->nsp),
+												"counter_crdt_local_guard");
+	List	   *cmds = NIL;
+
+	if (trg->key_guard == NULL || !cc_guard_covers_key(trg->key_guard, info->pkey))
+	{
+		StringInfoData cols;
+		TupleDesc	desc = RelationGetDescr(rel);
+		bool		first = true;
+
+		if (trg->key_guard != NULL)
+			cmds = lappend(cmds, psprintf("DROP TRIGGER %s ON %s",
+										  quote_identifier(trg->key_guard->tgname), relname));
+		initStringInfo(&cols);
+		for (int i = 0; i < desc->natts; i++)
+		{
+			Form_pg_attribute att = TupleDescAttr(desc, i);
+
+			if (att->attisdropped ||
+				!bms_is_member(att->attnum - FirstLowInvalidHeapAttributeNumber, info->pkey))
+				continue;
+			appendStringInfo(&cols, "%s%s", first ? "" : ", ",
+							 quote_identifier(NameStr(att->attname)));
+			first = false;
+		}
+		cmds = lappend(cmds,
+					   psprintf("CREATE TRIGGER counter_crdt_key_guard BEFORE UPDATE OF %s ON %s"
+								" FOR EACH ROW EXECUTE FUNCTION %s()", cols.data, relname, fn));
+	}
+	else if (!cc_fires_locally(trg->key_guard))
+		cmds = lappend(cmds, psprintf("ALTER TABLE %s ENABLE TRIGGER %s", relname,
+									  quote_identifier(trg->key_guard->tgname)));
+
+	cmds = cc_truncate_guard_commands(rel, ext, trg, cmds);
+	if (rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)
+	{
+		List	   *parts = find_all_inheritors(RelationGetRelid(rel), ShareRowExclusiveLock, NULL);
+		ListCell   *lc;
+
+		foreach(lc, parts)
+		{
+			Oid			part = lfirst_oid(lc);
+			Relation	prel;
+			CcTriggers	ptrg;
+
+			if (part == RelationGetRelid(rel))
+				continue;
+			prel = table_open(part, NoLock);
+			cc_find_triggers(prel, ext, &ptrg);
+			cmds = cc_truncate_guard_commands(prel, ext, &ptrg, cmds);
+			table_close(prel, NoLock);
+		}
+	}
+	return cmds;
 }
 
 /*
@@ -138,6 +272,8 @@ counter_crdt_enable_replica_merge(PG_FUNCTION_ARGS)
 	bool		enable_merge;
 	bool		create_delete;
 	char	   *enable_delete = NULL;
+	List	   *guards = NIL;
+	ListCell   *lc;
 
 	/* not STRICT in 1.1, and so not now: a NULL table is an error */
 	if (PG_ARGISNULL(0))
@@ -171,6 +307,8 @@ counter_crdt_enable_replica_merge(PG_FUNCTION_ARGS)
 	create_delete = (trg.delete == NULL);
 	if (!create_delete && !cc_fires_locally(trg.delete))
 		enable_delete = pstrdup(trg.delete->tgname);
+	if (OidIsValid(ext.guard_fn))
+		guards = cc_guard_commands(rel, &ext, &info, &trg);
 	table_close(rel, NoLock);
 
 	merge_fn = quote_qualified_identifier(get_namespace_name(ext.nsp),
@@ -201,6 +339,8 @@ counter_crdt_enable_replica_merge(PG_FUNCTION_ARGS)
 		cc_run(psprintf("ALTER TABLE %s ENABLE TRIGGER %s",
 						relname, quote_identifier(enable_delete)));
 	}
+	foreach(lc, guards)
+		cc_run((const char *) lfirst(lc));
 	SPI_finish();
 	PG_RETURN_VOID();
 }
@@ -233,6 +373,79 @@ cc_enable_hint(const char *object)
 {
 	return psprintf("Run SELECT counter_crdt_enable_replica_merge(%s); on this server.",
 					quote_literal_cstr(object));
+}
+
+/*
+ * The guards of counter_crdt_local_guard(): a key update that is not refused
+ * stops every subscriber's apply (and moves a row out of its partition by a
+ * delete); a TRUNCATE that is not refused drops this server's shards.
+ */
+static void
+cc_health_guards(CcHealth *h, const CcExtension *ext, Relation rel,
+				 const char *object, const CcTableInfo *info, const CcTriggers *trg)
+{
+	List	   *rels = list_make1_oid(RelationGetRelid(rel));
+	ListCell   *lc;
+
+	if (!bms_is_empty(info->pkey) &&
+		(trg->key_guard == NULL || !cc_fires_locally(trg->key_guard) ||
+		 !cc_guard_covers_key(trg->key_guard, info->pkey)))
+		cc_health_row(h, "key_update_not_refused", object,
+					  psprintf("An UPDATE of the primary key of table %s is not refused on this server: "
+							   "every server that applies it would stop replicating with an error, "
+							   "and an UPDATE that moves a row to another partition would delete its counters.",
+							   object),
+					  cc_enable_hint(object));
+	if (rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)
+		rels = find_all_inheritors(RelationGetRelid(rel), AccessShareLock, NULL);
+	foreach(lc, rels)
+	{
+		Oid			relid = lfirst_oid(lc);
+		Relation	r = relid == RelationGetRelid(rel) ? rel : table_open(relid, NoLock);
+		CcTriggers	t;
+
+		cc_find_triggers(r, ext, &t);
+		if (t.truncate_guard == NULL || !cc_fires_locally(t.truncate_guard))
+			cc_health_row(h, "truncate_not_refused", object,
+						  psprintf("A TRUNCATE of %s%s is not refused on this server: "
+								   "it would drop this server's shards, and the increments made after it would be lost against the other servers' copies.",
+								   r == rel ? "table " : "partition ",
+								   r == rel ? object :
+								   DatumGetCString(DirectFunctionCall1(regclassout, ObjectIdGetDatum(relid)))),
+						  cc_enable_hint(object));
+		if (r != rel)
+			table_close(r, NoLock);
+	}
+}
+
+/* Publications of this database that publish TRUNCATE of the table. */
+static void
+cc_health_truncate_published(CcHealth *h, Relation rel, const char *object)
+{
+	Oid			argtypes[2] = {OIDOID, NAMEOID};
+	Datum		args[2];
+	char	   *pubs;
+	bool		isnull;
+
+	args[0] = ObjectIdGetDatum(RelationGetNamespace(rel));
+	args[1] = CStringGetDatum(RelationGetRelationName(rel));
+	if (SPI_execute_with_args("SELECT pg_catalog.string_agg(DISTINCT p.pubname::pg_catalog.text, ', ')"
+							  "  FROM pg_catalog.pg_publication p"
+							  "  JOIN pg_catalog.pg_publication_tables pt ON pt.pubname = p.pubname"
+							  "  JOIN pg_catalog.pg_namespace n ON n.nspname = pt.schemaname"
+							  " WHERE p.pubtruncate AND n.oid = $1 AND pt.tablename = $2",
+							  2, argtypes, args, NULL, true, 0) != SPI_OK_SELECT ||
+		SPI_processed != 1)
+		elog(ERROR, "counter_crdt_health: reading the publications failed");
+	pubs = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+	(void) SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+	if (isnull || pubs == NULL)
+		return;
+	cc_health_row(h, "truncate_published", object,
+				  psprintf("Table %s is in publication%s %s, which publish%s TRUNCATE: "
+						   "a TRUNCATE here would empty the table on every subscriber, shards of their own writers included.",
+						   object, strchr(pubs, ',') ? "s" : "", pubs, strchr(pubs, ',') ? "" : "es"),
+				  psprintf("ALTER PUBLICATION ... SET (publish = 'insert, update, delete') for %s.", pubs));
 }
 
 /* The checks of one table in a publication or a subscription. */
@@ -288,6 +501,9 @@ cc_health_table(CcHealth *h, const CcExtension *ext, Oid relid)
 		cc_health_row(h, p->check, object,
 					  psprintf("The %s. %s", p->message, p->detail), p->hint);
 	}
+	if (OidIsValid(ext->guard_fn))
+		cc_health_guards(h, ext, rel, object, &info, &trg);
+	cc_health_truncate_published(h, rel, object);
 	relation_close(rel, AccessShareLock);
 }
 
@@ -335,15 +551,20 @@ static void
 cc_health_conflicts(CcHealth *h, const CcExtension *ext)
 {
 	char	   *sql;
+	Oid			logid;
 
-	if (!OidIsValid(get_relname_relid("counter_crdt_writer_conflicts", ext->nsp)))
+	/* An unlogged table (1.4) cannot be read in recovery; a standby has none */
+	if (RecoveryInProgress())
+		return;
+	logid = cc_conflicts_relid();
+	if (!OidIsValid(logid))
 		return;
 	sql = psprintf("SELECT table_name::pg_catalog.text, count(*),"
 				   "       pg_catalog.max(recorded_at)::pg_catalog.text,"
 				   "       pg_catalog.string_agg(DISTINCT writer_id::pg_catalog.text, ', ')"
 				   "  FROM %s GROUP BY table_name ORDER BY 1",
-				   quote_qualified_identifier(get_namespace_name(ext->nsp),
-											  "counter_crdt_writer_conflicts"));
+				   quote_qualified_identifier(get_namespace_name(get_rel_namespace(logid)),
+											  get_rel_name(logid)));
 	if (SPI_execute(sql, true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "counter_crdt_health: reading the recorded conflicts failed");
 	for (uint64 r = 0; r < SPI_processed; r++)

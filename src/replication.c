@@ -41,35 +41,87 @@
  */
 #include "counter_crdt.h"
 
+#include "access/genam.h"
 #include "access/heapam.h"
 #include "access/htup_details.h"
 #include "access/table.h"
+#include "catalog/dependency.h"
+#include "catalog/indexing.h"
+#include "catalog/pg_depend.h"
+#include "catalog/pg_extension.h"
 #include "catalog/pg_type.h"
+#include "commands/extension.h"
 #include "commands/trigger.h"
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
 #include "nodes/bitmapset.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
+#include "utils/fmgroids.h"
+#include "utils/fmgrprotos.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/relcache.h"
+#include "utils/rls.h"
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 #include "utils/uuid.h"
 
 PG_FUNCTION_INFO_V1(counter_crdt_replica_merge);
 PG_FUNCTION_INFO_V1(counter_crdt_delete_as_tombstone);
+PG_FUNCTION_INFO_V1(counter_crdt_local_guard);
 
 /*
- * Set while this trigger runs its own INSERT ... ON CONFLICT, with the
- * applied row: the nested BEFORE UPDATE of the conflict action checks its
- * counters for own-id conflicts against the local row.
+ * The INSERT ... ON CONFLICT that the merge trigger runs in place of an
+ * applied INSERT fires the trigger again, for its own row (BEFORE INSERT)
+ * and for its conflict action (BEFORE UPDATE).  Those two calls, and only
+ * they, are recognised by this frame: the same relation, one trigger level
+ * below the call that runs the statement.  A trigger of another table, or a
+ * statement run by a trigger of the nested statement (a level deeper), does
+ * not match.  Frames are stacked on the C stack of the calls that run them.
  */
-static bool in_own_insert = false;
-static HeapTuple own_insert_row = NULL;
-static bool own_insert_merged = false;	/* the conflict action ran */
+typedef struct CcOwnInsert
+{
+	Oid			relid;
+	int			depth;			/* trigger depth of the nested calls */
+	HeapTuple	row;			/* the applied row */
+	bool		merged;			/* the conflict action ran */
+	struct CcOwnInsert *outer;
+} CcOwnInsert;
+
+static CcOwnInsert *own_insert = NULL;
+
+static int
+cc_trigger_depth(void)
+{
+	return DatumGetInt32(DirectFunctionCall1(pg_trigger_depth, (Datum) 0));
+}
+
+/* The frame of our own statement that this call belongs to, or NULL. */
+static CcOwnInsert *
+cc_own_insert_of(TriggerData *td)
+{
+	if (own_insert == NULL ||
+		own_insert->relid != RelationGetRelid(td->tg_relation) ||
+		own_insert->depth != cc_trigger_depth())
+		return NULL;
+	return own_insert;
+}
+
+/*
+ * Whether this trigger call merges a replicated row: replication apply sets
+ * session_replication_role = replica (core's apply worker and pglogical's),
+ * a setting only superusers may change.  Outside it a merge trigger that
+ * fires (enabled ALWAYS, or as an ordinary trigger by ENABLE TRIGGER ALL)
+ * lets local writes through as they are: they are not replicated rows, and
+ * must neither be merged nor recorded as own-id conflicts.
+ */
+static bool
+cc_in_apply(void)
+{
+	return SessionReplicationRole == SESSION_REPLICATION_ROLE_REPLICA;
+}
 
 static CcTableProblem *
 cc_problem(const char *check, char *message, const char *detail, char *hint)
@@ -207,21 +259,84 @@ cc_key_text(Relation rel, const CcTableInfo *info, HeapTuple tup)
 }
 
 /*
+ * The extension's own conflicts table, found by membership (pg_depend), not
+ * by name: a table of that name that the extension did not make (in a schema
+ * of an older version, say) is never written.  Its columns must be those of
+ * the install script.  InvalidOid where the extension's version has none.
+ */
+Oid
+cc_conflicts_relid(void)
+{
+	static const Oid types[] = {TIMESTAMPTZOID, REGCLASSOID, TEXTOID, NAMEOID,
+	UUIDOID, INT8OID, INT8OID, INT8OID, INT8OID};
+	Oid			ext = get_extension_oid("counter_crdt", true);
+	Oid			found = InvalidOid;
+	Relation	dep;
+	ScanKeyData key[2];
+	SysScanDesc scan;
+	HeapTuple	tup;
+
+	if (!OidIsValid(ext))
+		return InvalidOid;
+	dep = table_open(DependRelationId, AccessShareLock);
+	ScanKeyInit(&key[0], Anum_pg_depend_refclassid, BTEqualStrategyNumber,
+				F_OIDEQ, ObjectIdGetDatum(ExtensionRelationId));
+	ScanKeyInit(&key[1], Anum_pg_depend_refobjid, BTEqualStrategyNumber,
+				F_OIDEQ, ObjectIdGetDatum(ext));
+	scan = systable_beginscan(dep, DependReferenceIndexId, true, NULL, 2, key);
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		Form_pg_depend d = (Form_pg_depend) GETSTRUCT(tup);
+		char	   *name;
+
+		if (d->classid != RelationRelationId || d->deptype != DEPENDENCY_EXTENSION)
+			continue;
+		name = get_rel_name(d->objid);
+		if (name != NULL && strcmp(name, "counter_crdt_writer_conflicts") == 0 &&
+			get_rel_relkind(d->objid) == RELKIND_RELATION)
+		{
+			found = d->objid;
+			break;
+		}
+	}
+	systable_endscan(scan);
+	table_close(dep, AccessShareLock);
+
+	if (OidIsValid(found))
+	{
+		Relation	log = table_open(found, AccessShareLock);
+		TupleDesc	desc = RelationGetDescr(log);
+		bool		ok = desc->natts == lengthof(types) && !RelationGetForm(log)->relhasindex;
+
+		for (int i = 0; ok && i < desc->natts; i++)
+			ok = !TupleDescAttr(desc, i)->attisdropped &&
+				TupleDescAttr(desc, i)->atttypid == types[i];
+		table_close(log, AccessShareLock);
+		if (!ok)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("table counter_crdt_writer_conflicts of extension counter_crdt is not as the extension made it"),
+					 errhint("Drop and create the extension again, or restore the table's columns.")));
+	}
+	return found;
+}
+
+/*
  * Warns about an own-id conflict and records it in the extension's table
  * counter_crdt_writer_conflicts by a direct heap insert, so that the
  * subscription's owner needs no privilege on it (the table has no index to
- * maintain).  Transactional with the apply: an apply that fails and is
- * retried records it again.
+ * maintain).  Called only in replication apply (cc_in_apply()), so that no
+ * role can forge a record.  Transactional with the apply: an apply that
+ * fails and is retried records it again.
  */
 static void
 cc_record_conflict(Relation rel, const CcTableInfo *info, HeapTuple keytup,
-				   int attno, const cc_shard *local, const cc_shard *incoming,
-				   Oid nsp)
+				   int attno, const cc_shard *local, const cc_shard *incoming)
 {
 	char	   *key = cc_key_text(rel, info, keytup);
 	const char *column = NameStr(TupleDescAttr(RelationGetDescr(rel), attno)->attname);
 	char		idtext[CC_UUID_TEXT_LEN + 1];
-	Oid			logid = get_relname_relid("counter_crdt_writer_conflicts", nsp);
+	Oid			logid = cc_conflicts_relid();
 
 	cc_uuid_format(local->id, idtext);
 	ereport(WARNING,
@@ -246,8 +361,6 @@ cc_record_conflict(Relation rel, const CcTableInfo *info, HeapTuple keytup,
 		bool		nulls[9] = {false};
 		pg_uuid_t  *uuid = palloc(sizeof(pg_uuid_t));
 
-		if (RelationGetDescr(log)->natts != 9 || RelationGetForm(log)->relhasindex)
-			elog(ERROR, "counter_crdt_writer_conflicts is not as the extension made it");
 		memcpy(uuid->data, local->id, CC_ID_LEN);
 		values[0] = TimestampTzGetDatum(GetCurrentTimestamp());
 		values[1] = ObjectIdGetDatum(RelationGetRelid(rel));
@@ -270,8 +383,7 @@ cc_record_conflict(Relation rel, const CcTableInfo *info, HeapTuple keytup,
  */
 static void
 cc_check_own_id_views(Relation rel, const CcTableInfo *info, HeapTuple keytup,
-					  int attno, const cc_view *local, const cc_view *incoming,
-					  Oid nsp)
+					  int attno, const cc_view *local, const cc_view *incoming)
 {
 	cc_shard	ls,
 				is;
@@ -283,14 +395,13 @@ cc_check_own_id_views(Relation rel, const CcTableInfo *info, HeapTuple keytup,
 		return;
 	if (cc_writer_newer(local ? local->shards : NULL, local ? local->n : 0,
 						incoming->shards, incoming->n, cc_node_id(), &ls, &is))
-		cc_record_conflict(rel, info, keytup, attno, &ls, &is, nsp);
+		cc_record_conflict(rel, info, keytup, attno, &ls, &is);
 }
 
 /* The same on detoasted values. */
 static void
 cc_check_own_id(Relation rel, const CcTableInfo *info, HeapTuple keytup,
-				int attno, struct varlena *local, struct varlena *incoming,
-				Oid nsp)
+				int attno, struct varlena *local, struct varlena *incoming)
 {
 	CcRead		rl,
 				ri;
@@ -298,7 +409,7 @@ cc_check_own_id(Relation rel, const CcTableInfo *info, HeapTuple keytup,
 	cc_read_open(PointerGetDatum(incoming), &ri);
 	if (local != NULL)
 		cc_read_open(PointerGetDatum(local), &rl);
-	cc_check_own_id_views(rel, info, keytup, attno, local ? &rl.v : NULL, &ri.v, nsp);
+	cc_check_own_id_views(rel, info, keytup, attno, local ? &rl.v : NULL, &ri.v);
 	if (local != NULL)
 		cc_read_close(&rl);
 	cc_read_close(&ri);
@@ -311,7 +422,7 @@ cc_check_own_id(Relation rel, const CcTableInfo *info, HeapTuple keytup,
  */
 static Datum
 cc_merge_column(Relation rel, const CcTableInfo *info, HeapTuple keytup,
-				int attno, Oid nsp,
+				int attno,
 				Datum local, bool local_null, Datum incoming, bool incoming_null,
 				bool *result_null, bool *changed)
 {
@@ -330,7 +441,7 @@ cc_merge_column(Relation rel, const CcTableInfo *info, HeapTuple keytup,
 	cc_read_open(ip, &ri);
 	if (local_null)
 	{
-		cc_check_own_id_views(rel, info, keytup, attno, NULL, &ri.v, nsp);
+		cc_check_own_id_views(rel, info, keytup, attno, NULL, &ri.v);
 		cc_read_close(&ri);
 		*changed = true;
 		*result_null = false;
@@ -338,7 +449,7 @@ cc_merge_column(Relation rel, const CcTableInfo *info, HeapTuple keytup,
 	}
 	lp = PointerGetDatum(DatumGetCounterCrdtP(local));
 	cc_read_open(lp, &rl);
-	cc_check_own_id_views(rel, info, keytup, attno, &rl.v, &ri.v, nsp);
+	cc_check_own_id_views(rel, info, keytup, attno, &rl.v, &ri.v);
 	merged = cc_merge_reads(lp, &rl.v, ip, &ri.v, &kind);
 	cc_read_close(&rl);
 	cc_read_close(&ri);
@@ -354,7 +465,7 @@ cc_merge_column(Relation rel, const CcTableInfo *info, HeapTuple keytup,
  * with the applied row, not with that merge.
  */
 static void
-cc_check_own_insert(TriggerData *td, const CcTableInfo *info, Oid nsp)
+cc_check_own_insert(TriggerData *td, const CcTableInfo *info, CcOwnInsert *own)
 {
 	Relation	rel = td->tg_relation;
 	TupleDesc	desc = RelationGetDescr(rel);
@@ -369,17 +480,17 @@ cc_check_own_insert(TriggerData *td, const CcTableInfo *info, Oid nsp)
 		if (!info->is_counter[i])
 			continue;
 		l = heap_getattr(td->tg_trigtuple, i + 1, desc, &lnull);
-		in = heap_getattr(own_insert_row, i + 1, desc, &inull);
+		in = heap_getattr(own->row, i + 1, desc, &inull);
 		if (!inull)
 			cc_check_own_id(rel, info, td->tg_trigtuple, i,
 							lnull ? NULL : DatumGetCounterCrdtP(l),
-							DatumGetCounterCrdtP(in), nsp);
+							DatumGetCounterCrdtP(in));
 	}
-	own_insert_merged = true;
+	own->merged = true;
 }
 
 static HeapTuple
-cc_merge_update(TriggerData *td, const CcTableInfo *info, Oid nsp)
+cc_merge_update(TriggerData *td, const CcTableInfo *info)
 {
 	Relation	rel = td->tg_relation;
 	TupleDesc	desc = RelationGetDescr(rel);
@@ -408,7 +519,7 @@ cc_merge_update(TriggerData *td, const CcTableInfo *info, Oid nsp)
 		{
 			bool		changed;
 
-			values[i] = cc_merge_column(rel, info, oldtup, i, nsp, o, onull,
+			values[i] = cc_merge_column(rel, info, oldtup, i, o, onull,
 										n, nnull, &nulls[i], &changed);
 			replace[i] = true;
 			any_change |= changed;
@@ -437,6 +548,7 @@ cc_merge_update(TriggerData *td, const CcTableInfo *info, Oid nsp)
 static void
 cc_merge_insert(TriggerData *td, const CcTableInfo *info, Oid nsp)
 {
+	CcOwnInsert frame;
 	Relation	rel = td->tg_relation;
 	TupleDesc	desc = RelationGetDescr(rel);
 	HeapTuple	tup = td->tg_trigtuple;
@@ -470,7 +582,8 @@ cc_merge_insert(TriggerData *td, const CcTableInfo *info, Oid nsp)
 		nulls[nargs] = isnull ? 'n' : ' ';
 		nargs++;
 	}
-	appendStringInfoString(&sql, ") VALUES (");
+	/* the applied row's identity values are the ones to keep */
+	appendStringInfoString(&sql, ") OVERRIDING SYSTEM VALUE VALUES (");
 	for (int k = 0; k < nargs; k++)
 		appendStringInfo(&sql, "%s$%d", k > 0 ? ", " : "", k + 1);
 	appendStringInfoString(&sql, ") ON CONFLICT (");
@@ -503,9 +616,12 @@ cc_merge_insert(TriggerData *td, const CcTableInfo *info, Oid nsp)
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	in_own_insert = true;
-	own_insert_row = tup;
-	own_insert_merged = false;
+	frame.relid = RelationGetRelid(rel);
+	frame.depth = cc_trigger_depth() + 1;
+	frame.row = tup;
+	frame.merged = false;
+	frame.outer = own_insert;
+	own_insert = &frame;
 	PG_TRY();
 	{
 		rc = SPI_execute_with_args(sql.data, nargs, types, values, nulls,
@@ -513,8 +629,7 @@ cc_merge_insert(TriggerData *td, const CcTableInfo *info, Oid nsp)
 	}
 	PG_FINALLY();
 	{
-		in_own_insert = false;
-		own_insert_row = NULL;
+		own_insert = frame.outer;
 	}
 	PG_END_TRY();
 	if (rc != SPI_OK_INSERT)
@@ -522,8 +637,11 @@ cc_merge_insert(TriggerData *td, const CcTableInfo *info, Oid nsp)
 			 relname, SPI_result_code_string(rc));
 	SPI_finish();
 
-	/* A new key: every shard of this server's id in it is one it lacks. */
-	if (!own_insert_merged)
+	/*
+	 * A new key: every shard of this server's id in it is one it lacks.  (An
+	 * existing key was checked by the conflict action's BEFORE UPDATE call.)
+	 */
+	if (!frame.merged)
 	{
 		for (int i = 0; i < desc->natts; i++)
 		{
@@ -534,7 +652,7 @@ cc_merge_insert(TriggerData *td, const CcTableInfo *info, Oid nsp)
 				continue;
 			d = heap_getattr(tup, i + 1, desc, &isnull);
 			if (!isnull)
-				cc_check_own_id(rel, info, tup, i, NULL, DatumGetCounterCrdtP(d), nsp);
+				cc_check_own_id(rel, info, tup, i, NULL, DatumGetCounterCrdtP(d));
 		}
 	}
 }
@@ -616,20 +734,23 @@ counter_crdt_replica_merge(PG_FUNCTION_ARGS)
 {
 	TriggerData *td = (TriggerData *) fcinfo->context;
 	CcTableInfo info;
+	CcOwnInsert *own;
 	Oid			nsp;
 
-	/* Our own INSERT ... ON CONFLICT: let its row through. */
-	if (in_own_insert && CALLED_AS_TRIGGER(fcinfo) &&
-		TRIGGER_FIRED_BY_INSERT(td->tg_event))
-		return PointerGetDatum(td->tg_trigtuple);
-
 	nsp = cc_trigger_setup(fcinfo, "counter_crdt_replica_merge", false, &info);
+	if (!cc_in_apply())
+		return PointerGetDatum(TRIGGER_FIRED_BY_UPDATE(td->tg_event) ?
+							   td->tg_newtuple : td->tg_trigtuple);
+
+	own = cc_own_insert_of(td);
 	if (TRIGGER_FIRED_BY_UPDATE(td->tg_event))
 	{
-		if (in_own_insert && own_insert_row != NULL)
-			cc_check_own_insert(td, &info, nsp);
-		return PointerGetDatum(cc_merge_update(td, &info, nsp));
+		if (own != NULL)
+			cc_check_own_insert(td, &info, own);
+		return PointerGetDatum(cc_merge_update(td, &info));
 	}
+	if (own != NULL)
+		return PointerGetDatum(td->tg_trigtuple);	/* our own insert's row */
 
 	cc_merge_insert(td, &info, nsp);
 	return PointerGetDatum(NULL);
@@ -692,9 +813,86 @@ counter_crdt_delete_as_tombstone(PG_FUNCTION_ARGS)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	rc = SPI_execute_with_args(sql.data, 1, argtypes, args, NULL, false, 0);
-	if (rc != SPI_OK_UPDATE || SPI_processed != 1)
+	if (rc != SPI_OK_UPDATE)
 		elog(ERROR, "counter_crdt_delete_as_tombstone: update of %s failed: %s",
 			 RelationGetRelationName(rel), SPI_result_code_string(rc));
+	if (SPI_processed != 1)
+	{
+		/* Row security that lets this role delete the row but not update it */
+		bool		rls = check_enable_rls(RelationGetRelid(rel), InvalidOid, true) == RLS_ENABLED;
+
+		ereport(ERROR,
+				(errcode(rls ? ERRCODE_INSUFFICIENT_PRIVILEGE : ERRCODE_TRIGGERED_ACTION_EXCEPTION),
+				 errmsg("cannot delete a row of table \"%s\": the update that turns its counters into tombstones changed no row",
+						RelationGetRelationName(rel)),
+				 rls ?
+				 errdetail("A DELETE of a replicated counter is an UPDATE to tombstones, and row security hides this row from UPDATE for the current role.") :
+				 errdetail("A DELETE of a replicated counter is an UPDATE to tombstones, and another BEFORE UPDATE trigger of the table skipped that update."),
+				 errhint("Let the role update the rows it deletes, or the other trigger let updates of counters to tombstones through.")));
+	}
 	SPI_finish();
 	return PointerGetDatum(NULL);
+}
+
+/*
+ * counter_crdt_local_guard(): what a server must not do locally to a table
+ * whose rows are merged across servers.  BEFORE UPDATE OF the key columns,
+ * FOR EACH ROW: a change of the primary key is refused, before the row is
+ * changed or moved to another partition (a key names one counter on every
+ * server; a replicated key change cannot be merged, and row movement would
+ * delete the row).  BEFORE TRUNCATE, FOR EACH STATEMENT: refused (it would
+ * drop this server's shards, whose clocks would then start again below what
+ * the other servers hold).  Both triggers fire for local statements only.
+ */
+Datum
+counter_crdt_local_guard(PG_FUNCTION_ARGS)
+{
+	TriggerData *td = (TriggerData *) fcinfo->context;
+	Relation	rel;
+	TupleDesc	desc;
+	Bitmapset  *pkey;
+
+	if (!CALLED_AS_TRIGGER(fcinfo))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("counter_crdt_local_guard() must be called as a trigger")));
+	rel = td->tg_relation;
+	if (TRIGGER_FIRED_BY_TRUNCATE(td->tg_event) && TRIGGER_FIRED_BEFORE(td->tg_event))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot truncate table \"%s\": its counters are merged across servers",
+						RelationGetRelationName(rel)),
+				 errdetail("TRUNCATE would drop this server's shards; the other servers keep them with higher clocks, and this server's next increments would be lost against them."),
+				 errhint("DELETE the rows instead: they become tombstones on every server.")));
+	if (!TRIGGER_FIRED_BY_UPDATE(td->tg_event) || !TRIGGER_FIRED_BEFORE(td->tg_event) ||
+		!TRIGGER_FIRED_FOR_ROW(td->tg_event))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("counter_crdt_local_guard() must be a BEFORE UPDATE trigger FOR EACH ROW or a BEFORE TRUNCATE trigger")));
+
+	desc = RelationGetDescr(rel);
+	pkey = RelationGetIndexAttrBitmap(rel, INDEX_ATTR_BITMAP_PRIMARY_KEY);
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+		bool		onull,
+					nnull;
+		Datum		o,
+					n;
+
+		if (att->attisdropped ||
+			!bms_is_member(att->attnum - FirstLowInvalidHeapAttributeNumber, pkey))
+			continue;
+		o = heap_getattr(td->tg_trigtuple, i + 1, desc, &onull);
+		n = heap_getattr(td->tg_newtuple, i + 1, desc, &nnull);
+		if (onull != nnull ||
+			(!onull && !datum_image_eq(o, n, att->attbyval, att->attlen)))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("cannot change key column \"%s\" of table \"%s\": its counters are merged across servers",
+							NameStr(att->attname), RelationGetRelationName(rel)),
+					 errdetail("A key names one counter on every server: the other servers could not apply the change, and their increments of the old key would be lost."),
+					 errhint("To move a count, add it to the new key's counter (c + n) and DELETE the old row, which becomes a tombstone.")));
+	}
+	return PointerGetDatum(td->tg_newtuple);
 }

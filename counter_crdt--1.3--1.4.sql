@@ -1,0 +1,45 @@
+/* counter_crdt--1.3--1.4.sql */
+
+-- complain if script is sourced in psql, rather than via ALTER EXTENSION
+\echo Use "ALTER EXTENSION counter_crdt UPDATE TO '1.4'" to load this file. \quit
+
+--
+-- Version 1.4: replication set-up that ordinary tables and unprivileged
+-- roles cannot break (issue 21).  Tables set up with an earlier version get
+-- the new guards when counter_crdt_enable_replica_merge() runs on them again;
+-- counter_crdt_health() lists the tables that lack them.
+--
+
+-- The guards of a table whose rows are merged across servers, for local
+-- statements only (ORIGIN triggers): BEFORE UPDATE OF the primary key, FOR
+-- EACH ROW, refuses a change of the key; BEFORE TRUNCATE refuses TRUNCATE.
+-- counter_crdt_enable_replica_merge() creates both.
+CREATE FUNCTION @extschema@.counter_crdt_local_guard()
+RETURNS trigger
+AS 'MODULE_PATHNAME', 'counter_crdt_local_guard'
+LANGUAGE C;
+
+COMMENT ON FUNCTION @extschema@.counter_crdt_local_guard() IS
+'trigger of replicated counter tables: refuses local changes of the primary key and TRUNCATE, which the other servers could not merge';
+
+COMMENT ON FUNCTION @extschema@.counter_crdt_enable_replica_merge(regclass) IS
+'sets a table up for multi-server replication (merge on apply, local deletes as tombstones, key changes and TRUNCATE refused) after checking that it can be merged; idempotent, and the repair of triggers that ENABLE TRIGGER ALL or ALTER TABLE changed';
+
+-- The own-id conflicts describe this server's writer id: they must not reach
+-- the other servers.  An unlogged table is in no publication, FOR ALL TABLES
+-- included (and needs no replica identity for DELETE there); a crash, not a
+-- clean restart, empties it, and a standby has none.  The extension's owner
+-- (a database owner who created the trusted extension, whose objects the
+-- bootstrap superuser owns) reads it whole and clears it.
+ALTER TABLE @extschema@.counter_crdt_writer_conflicts SET UNLOGGED;
+DO $$
+BEGIN
+	EXECUTE pg_catalog.format('GRANT SELECT, DELETE ON TABLE %s TO %s',
+		'@extschema@.counter_crdt_writer_conflicts'::pg_catalog.regclass,
+		(SELECT e.extowner::pg_catalog.regrole FROM pg_catalog.pg_extension e
+		  WHERE e.extname = 'counter_crdt'));
+END
+$$;
+
+COMMENT ON TABLE @extschema@.counter_crdt_writer_conflicts IS
+'replicated rows that held a newer shard of this server''s own writer id than the local row (another server writes under the same id, or this server went back in time); written only by replication apply, unlogged, cleared by the extension''s owner';

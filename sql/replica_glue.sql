@@ -1,0 +1,336 @@
+--
+-- replica_glue: the replication triggers and set-up against ordinary table
+-- features (identity keys, key updates, partitions, TRUNCATE, other
+-- triggers, row security, nested triggers) and as the roles that meet them:
+-- the extension created by a database owner who is not a superuser (it is
+-- trusted), the tables and triggers of a role with no privilege but its own
+-- tables.  session_replication_role = replica plays the apply worker, as in
+-- replica_merge.
+--
+SET client_min_messages = warning;
+DROP EXTENSION IF EXISTS counter_crdt CASCADE;
+DROP ROLE IF EXISTS regress_glue_owner;
+DROP ROLE IF EXISTS regress_glue_user;
+RESET client_min_messages;
+CREATE ROLE regress_glue_owner;
+CREATE ROLE regress_glue_user;
+SELECT format('GRANT CREATE ON DATABASE %I TO regress_glue_owner', current_database()) \gexec
+GRANT CREATE ON SCHEMA public TO regress_glue_owner, regress_glue_user;
+
+-- The trusted path: the database owner creates the extension.
+SET ROLE regress_glue_owner;
+CREATE EXTENSION counter_crdt;
+RESET ROLE;
+SELECT extowner::regrole, extversion FROM pg_extension WHERE extname = 'counter_crdt';
+
+--
+-- The conflict log: written only by replication apply, unlogged (so in no
+-- publication), read and cleared by the extension's owner.
+--
+SELECT relpersistence FROM pg_class WHERE oid = 'counter_crdt_writer_conflicts'::regclass;
+SET counter_crdt.node_id = '00000000-0000-4000-8000-0000000000aa';
+-- A role with its own table and the merge trigger as an ordinary trigger
+-- (it fires for its local writes) cannot make a record: outside apply the
+-- trigger lets local writes through unmerged and checks nothing.
+SET ROLE regress_glue_user;
+CREATE TABLE g_forge (k int PRIMARY KEY, c counter_crdt);
+CREATE TRIGGER forge BEFORE INSERT OR UPDATE ON g_forge
+  FOR EACH ROW EXECUTE FUNCTION counter_crdt_replica_merge();
+INSERT INTO g_forge VALUES (1, '{00000000-0000-4000-8000-0000000000aa:1:1}');
+UPDATE g_forge SET c = '{00000000-0000-4000-8000-0000000000aa:9:9}' WHERE k = 1;
+-- a local INSERT of an existing key is a unique violation, not a merge
+INSERT INTO g_forge VALUES (1, '{00000000-0000-4000-8000-0000000000aa:10:10}');
+SELECT k, c FROM g_forge;
+SELECT count(*) AS conflicts FROM counter_crdt_writer_conflicts;
+RESET ROLE;
+SELECT count(*) AS conflicts_seen_by_superuser FROM counter_crdt_writer_conflicts;
+-- Enabled ALWAYS it fires in apply too, where a conflict is recorded ...
+SET ROLE regress_glue_user;
+ALTER TABLE g_forge ENABLE ALWAYS TRIGGER forge;
+UPDATE g_forge SET c = '{00000000-0000-4000-8000-0000000000aa:11:11}' WHERE k = 1;
+RESET ROLE;
+SELECT count(*) AS conflicts FROM counter_crdt_writer_conflicts;
+SET session_replication_role = replica;
+UPDATE g_forge SET c = '{00000000-0000-4000-8000-0000000000aa:12:12}' WHERE k = 1;
+RESET session_replication_role;
+-- ... and the extension's owner reads the whole record and clears it, also
+-- while a FOR ALL TABLES publication exists (which does not contain it).
+SET client_min_messages = error;  -- no wal_level warning
+CREATE PUBLICATION g_all FOR ALL TABLES WITH (publish = 'insert, update, delete');
+RESET client_min_messages;
+SELECT count(*) AS published FROM pg_publication_tables
+ WHERE pubname = 'g_all' AND tablename = 'counter_crdt_writer_conflicts';
+SET ROLE regress_glue_owner;
+SELECT table_name, key, column_name, local_clock, incoming_clock FROM counter_crdt_writer_conflicts;
+DELETE FROM counter_crdt_writer_conflicts;
+RESET ROLE;
+DROP PUBLICATION g_all;
+SELECT count(*) AS conflicts FROM counter_crdt_writer_conflicts;
+-- Others read only when, where and which id, as before.
+SET ROLE regress_glue_user;
+SELECT key FROM counter_crdt_writer_conflicts;
+SELECT count(*) FROM (SELECT recorded_at, table_name, column_name, writer_id FROM counter_crdt_writer_conflicts) s;
+DELETE FROM counter_crdt_writer_conflicts;
+RESET ROLE;
+DROP TABLE g_forge;
+
+--
+-- Nested triggers: an applied row of table A whose AFTER trigger (enabled
+-- ALWAYS, so it fires in apply) writes to counter table B, whose columns lie
+-- differently, and inserts into A again.  Each table's merge sees its own
+-- rows only.
+--
+CREATE TABLE g_a (k int PRIMARY KEY, c counter_crdt);
+CREATE TABLE g_b (name text PRIMARY KEY, x counter_crdt, y counter_crdt, z counter_crdt);
+SELECT counter_crdt_enable_replica_merge('g_a'), counter_crdt_enable_replica_merge('g_b');
+INSERT INTO g_b VALUES ('one', '{}', '{00000000-0000-0000-0000-00000000000b:1:1}', NULL);
+CREATE FUNCTION g_a_after() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE g_b SET x = '{00000000-0000-0000-0000-00000000000b:5:5}', z = '{00000000-0000-0000-0000-00000000000c:1:2}'
+   WHERE name = 'one';
+  IF NEW.k < 100 THEN
+    INSERT INTO g_a VALUES (NEW.k + 100, '{00000000-0000-0000-0000-00000000000c:1:1}');
+  END IF;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER g_a_after AFTER INSERT OR UPDATE ON g_a FOR EACH ROW EXECUTE FUNCTION g_a_after();
+ALTER TABLE g_a ENABLE ALWAYS TRIGGER g_a_after;
+INSERT INTO g_a VALUES (1, '{00000000-0000-0000-0000-00000000000a:1:1}');
+SET session_replication_role = replica;
+-- an existing key (conflict action) and a new one, each nesting the other table
+INSERT INTO g_a VALUES (1, '{00000000-0000-0000-0000-00000000000a:2:2}');
+INSERT INTO g_a VALUES (2, '{00000000-0000-0000-0000-00000000000a:1:7}');
+INSERT INTO g_a VALUES (101, '{00000000-0000-0000-0000-00000000000d:1:4}');
+-- an applied row whose trigger inserts a key that exists: merged too
+INSERT INTO g_a VALUES (1, '{00000000-0000-0000-0000-00000000000a:3:3}');
+RESET session_replication_role;
+SELECT k, c FROM g_a ORDER BY k;
+SELECT name, x, y, z FROM g_b;
+DROP TABLE g_a, g_b;
+DROP FUNCTION g_a_after();
+
+--
+-- A look-alike conflicts table: a schema of the extension at 1.1 (no
+-- conflicts table yet), a table of that name made by the database owner.
+-- The 1.4 library never writes to it.
+--
+SET client_min_messages = warning;
+DROP EXTENSION counter_crdt CASCADE;
+RESET client_min_messages;
+CREATE SCHEMA g_old AUTHORIZATION regress_glue_owner;
+SET ROLE regress_glue_owner;
+CREATE EXTENSION counter_crdt VERSION '1.1' SCHEMA g_old;
+CREATE TABLE g_old.counter_crdt_writer_conflicts (a int, b int, c int, d int, e int, f int, g int, h int, i int);
+CREATE TABLE g_old.t (k int PRIMARY KEY, c g_old.counter_crdt);
+SELECT g_old.counter_crdt_enable_replica_merge('g_old.t');
+INSERT INTO g_old.t VALUES (1, '{00000000-0000-4000-8000-0000000000aa:1:1}');
+RESET ROLE;
+SET session_replication_role = replica;
+UPDATE g_old.t SET c = '{00000000-0000-4000-8000-0000000000aa:5:5}' WHERE k = 1;
+RESET session_replication_role;
+SELECT count(*) AS untouched FROM g_old.counter_crdt_writer_conflicts;
+SELECT k, c FROM g_old.t;
+SET client_min_messages = warning;
+DROP SCHEMA g_old CASCADE;
+RESET client_min_messages;
+SET ROLE regress_glue_owner;
+CREATE EXTENSION counter_crdt;
+RESET ROLE;
+
+--
+-- Identity keys: an applied INSERT of a new key keeps the applied identity
+-- value (the apply worker writes it as it is; the trigger's own insert must
+-- override the identity too), and of an existing key merges.
+--
+SET ROLE regress_glue_user;
+CREATE TABLE g_id (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, c counter_crdt);
+SELECT counter_crdt_enable_replica_merge('g_id');
+INSERT INTO g_id (c) VALUES ('{00000000-0000-0000-0000-00000000000a:1:1}');
+RESET ROLE;
+SET session_replication_role = replica;
+INSERT INTO g_id OVERRIDING SYSTEM VALUE VALUES (7, '{00000000-0000-0000-0000-00000000000b:1:70}');
+INSERT INTO g_id OVERRIDING SYSTEM VALUE VALUES (1, '{00000000-0000-0000-0000-00000000000b:2:20}');
+RESET session_replication_role;
+SELECT id, c, c::bigint FROM g_id ORDER BY id;
+SELECT * FROM counter_crdt_health() WHERE object = 'g_id';
+
+--
+-- Key updates are refused where they are made, before any row changes; an
+-- update of other columns, or one that sets the key to itself, is not.
+--
+SET ROLE regress_glue_user;
+CREATE TABLE g_k (k int PRIMARY KEY, c counter_crdt);
+SELECT counter_crdt_enable_replica_merge('g_k');
+INSERT INTO g_k VALUES (2, '{00000000-0000-0000-0000-00000000000a:1:5}');
+\set VERBOSITY sqlstate
+UPDATE g_k SET k = 3 WHERE k = 2;
+\set VERBOSITY default
+UPDATE g_k SET k = 3, c = c + 1 WHERE k = 2;
+UPDATE g_k SET k = k, c = c + 1 WHERE k = 2;
+UPDATE g_k SET k = 2 WHERE k = 2;
+SELECT k, c::bigint FROM g_k ORDER BY k;
+RESET ROLE;
+SET client_min_messages = error;
+CREATE PUBLICATION g_pub FOR TABLE g_k WITH (publish = 'insert, update, delete');
+RESET client_min_messages;
+-- A primary key that grows needs a guard that covers it: health says so
+-- until the set-up function makes it again.
+SET ROLE regress_glue_user;
+ALTER TABLE g_k ADD COLUMN part int NOT NULL DEFAULT 0,
+  DROP CONSTRAINT g_k_pkey, ADD PRIMARY KEY (k, part);
+SELECT "check", object FROM counter_crdt_health();
+UPDATE g_k SET part = 1 WHERE k = 2;
+SELECT counter_crdt_enable_replica_merge('g_k');
+SELECT "check", object FROM counter_crdt_health();
+UPDATE g_k SET part = 2 WHERE k = 2;
+UPDATE g_k SET k = 4 WHERE k = 2;
+SELECT k, part, c::bigint FROM g_k ORDER BY k;
+SELECT tgname, tgenabled, tgattr FROM pg_trigger WHERE tgrelid = 'g_k'::regclass ORDER BY tgname;
+-- A guard disabled, or enabled for replication only, is reported and
+-- enabled again.
+ALTER TABLE g_k ENABLE REPLICA TRIGGER counter_crdt_key_guard;
+ALTER TABLE g_k DISABLE TRIGGER counter_crdt_truncate_guard;
+SELECT "check", object FROM counter_crdt_health();
+SELECT counter_crdt_enable_replica_merge('g_k');
+SELECT tgname, tgenabled FROM pg_trigger WHERE tgrelid = 'g_k'::regclass ORDER BY tgname;
+-- Enabled ALWAYS, the key guard would also refuse a replicated key change
+-- (which the merge trigger refuses anyway): it counts as firing.
+ALTER TABLE g_k ENABLE ALWAYS TRIGGER counter_crdt_key_guard;
+SELECT "check", object FROM counter_crdt_health();
+RESET ROLE;
+-- A replicated key change is still refused by the merge trigger.
+SET session_replication_role = replica;
+UPDATE g_k SET k = 5 WHERE k = 2;
+RESET session_replication_role;
+DROP PUBLICATION g_pub;
+
+--
+-- TRUNCATE is refused; health reports publications that publish it.
+--
+SET ROLE regress_glue_user;
+TRUNCATE g_k;
+SELECT count(*) FROM g_k;
+RESET ROLE;
+SET client_min_messages = error;
+CREATE PUBLICATION g_pub FOR TABLE g_k, g_id;
+RESET client_min_messages;
+SELECT "check", object, hint FROM counter_crdt_health();
+ALTER PUBLICATION g_pub SET (publish = 'insert, update, delete');
+SELECT "check", object, hint FROM counter_crdt_health();
+DROP PUBLICATION g_pub;
+DROP TABLE g_id, g_k;
+
+--
+-- A partitioned table: set up on the parent, each partition gets the
+-- guards; an update that would move a row to another partition is refused
+-- before anything is deleted (the counter is intact, no tombstone), and so
+-- is a TRUNCATE of one partition.  Applied rows merge in the partitions.
+--
+SET ROLE regress_glue_user;
+CREATE TABLE g_p (region int, k int, c counter_crdt, PRIMARY KEY (region, k)) PARTITION BY LIST (region);
+CREATE TABLE g_p1 PARTITION OF g_p FOR VALUES IN (1);
+CREATE TABLE g_p2 PARTITION OF g_p FOR VALUES IN (2);
+SELECT counter_crdt_enable_replica_merge('g_p');
+SELECT tgrelid::regclass, tgname, tgenabled FROM pg_trigger
+ WHERE tgrelid IN ('g_p'::regclass, 'g_p1'::regclass, 'g_p2'::regclass) ORDER BY 1, 2;
+INSERT INTO g_p VALUES (1, 1, '{00000000-0000-0000-0000-00000000000a:3:30}');
+UPDATE g_p SET region = 2 WHERE k = 1;
+SELECT tableoid::regclass, region, k, c, c::bigint FROM g_p;
+TRUNCATE g_p1;
+TRUNCATE g_p;
+RESET ROLE;
+SET session_replication_role = replica;
+UPDATE g_p SET c = '{00000000-0000-0000-0000-00000000000b:1:5}' WHERE region = 1 AND k = 1;
+INSERT INTO g_p VALUES (1, 1, '{00000000-0000-0000-0000-00000000000c:1:6}'), (2, 9, '{00000000-0000-0000-0000-00000000000c:1:1}');
+RESET session_replication_role;
+SELECT tableoid::regclass, region, k, c::bigint FROM g_p ORDER BY region, k;
+-- A partition made later lacks the truncate guard until set up again.
+SET ROLE regress_glue_user;
+CREATE TABLE g_p3 PARTITION OF g_p FOR VALUES IN (3);
+RESET ROLE;
+SET client_min_messages = error;
+CREATE PUBLICATION g_pub FOR TABLE g_p WITH (publish = 'insert, update, delete', publish_via_partition_root = true);
+RESET client_min_messages;
+SELECT "check", object, problem FROM counter_crdt_health();
+SELECT counter_crdt_enable_replica_merge('g_p');
+SELECT "check", object FROM counter_crdt_health();
+DROP PUBLICATION g_pub;
+-- A local DELETE in a partition still makes tombstones.
+SET ROLE regress_glue_user;
+DELETE FROM g_p WHERE region = 2 AND k = 9;
+SELECT region, k, c FROM g_p WHERE region = 2;
+DROP TABLE g_p;
+
+--
+-- Another BEFORE UPDATE trigger that skips the update, and row security that
+-- hides the row from UPDATE: a local DELETE cannot write its tombstones, and
+-- says so with its own SQLSTATE; the row is left as it was.
+--
+CREATE TABLE g_d (k int PRIMARY KEY, c counter_crdt);
+SELECT counter_crdt_enable_replica_merge('g_d');
+INSERT INTO g_d VALUES (1, '{00000000-0000-0000-0000-00000000000a:1:1}'), (2, '{00000000-0000-0000-0000-00000000000a:1:2}');
+CREATE FUNCTION g_skip() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$;
+CREATE TRIGGER g_skip BEFORE UPDATE ON g_d FOR EACH ROW WHEN (OLD.k = 1) EXECUTE FUNCTION g_skip();
+\set VERBOSITY sqlstate
+DELETE FROM g_d WHERE k = 1;
+\set VERBOSITY default
+DELETE FROM g_d WHERE k = 1;
+DROP TRIGGER g_skip ON g_d;
+ALTER TABLE g_d ENABLE ROW LEVEL SECURITY, FORCE ROW LEVEL SECURITY;
+CREATE POLICY g_sel ON g_d FOR SELECT USING (true);
+CREATE POLICY g_del ON g_d FOR DELETE USING (true);
+CREATE POLICY g_upd ON g_d FOR UPDATE USING (k <> 2);
+\set VERBOSITY sqlstate
+DELETE FROM g_d WHERE k = 2;
+\set VERBOSITY default
+SELECT k, c FROM g_d ORDER BY k;
+DELETE FROM g_d WHERE k = 1;
+SELECT k, c FROM g_d ORDER BY k;
+RESET ROLE;
+
+--
+-- ENABLE TRIGGER ALL: the merge trigger becomes an ordinary one.  Local
+-- increments of this server's own shard are not replicated rows: no
+-- warning, no conflict recorded, and health reports only the trigger.
+--
+SET ROLE regress_glue_user;
+ALTER TABLE g_d DISABLE ROW LEVEL SECURITY;
+ALTER TABLE g_d ENABLE TRIGGER ALL;
+UPDATE g_d SET c = c + 1 WHERE k = 2;
+UPDATE g_d SET c = c + 1 WHERE k = 2;
+SELECT k, c::bigint FROM g_d WHERE k = 2;
+RESET ROLE;
+SELECT count(*) AS conflicts FROM counter_crdt_writer_conflicts;
+SET client_min_messages = error;
+CREATE PUBLICATION g_pub FOR TABLE g_d WITH (publish = 'insert, update, delete');
+RESET client_min_messages;
+SELECT "check", object FROM counter_crdt_health();
+
+--
+-- A delete trigger enabled ALWAYS fires for local deletes: health does not
+-- call it missing, and the set-up function leaves it as it is.
+--
+SET ROLE regress_glue_user;
+SELECT counter_crdt_enable_replica_merge('g_d');
+ALTER TABLE g_d ENABLE ALWAYS TRIGGER counter_crdt_delete_as_tombstone;
+SELECT counter_crdt_enable_replica_merge('g_d');
+SELECT tgname, tgenabled FROM pg_trigger WHERE tgrelid = 'g_d'::regclass AND NOT tgisinternal ORDER BY tgname;
+RESET ROLE;
+SELECT "check", object FROM counter_crdt_health();
+-- A disabled one is missing, and is enabled again.
+ALTER TABLE g_d DISABLE TRIGGER counter_crdt_delete_as_tombstone;
+SELECT "check", object FROM counter_crdt_health();
+DROP PUBLICATION g_pub;
+DROP TABLE g_d;
+DROP FUNCTION g_skip();
+
+-- Clean up: the extension as the other tests have it.
+RESET counter_crdt.node_id;
+SET client_min_messages = warning;
+DROP EXTENSION counter_crdt CASCADE;
+SELECT format('REVOKE CREATE ON DATABASE %I FROM regress_glue_owner', current_database()) \gexec
+REVOKE CREATE ON SCHEMA public FROM regress_glue_owner, regress_glue_user;
+DROP ROLE regress_glue_owner;
+DROP ROLE regress_glue_user;
+CREATE EXTENSION counter_crdt;
+RESET client_min_messages;
