@@ -206,17 +206,18 @@ for n in "${NODES[@]}"; do
 	echo "   server $n: socket ${HOSTS[n]}, port ${PORTS[n]}"
 done
 
-say "On every server: the extension, a table of counters set up for replication with\n   counter_crdt_enable_replica_merge (merge on apply, local DELETE as tombstone),\n   and a publication of the table:"
+say "On every server: the extension, a table of counters set up for replication with\n   counter_crdt_enable_replica_merge (merge on apply, local DELETE as tombstone,\n   key changes and TRUNCATE refused), and a publication without TRUNCATE of the table:"
 echo "   CREATE EXTENSION IF NOT EXISTS counter_crdt;   -- server 1 has it from part 1"
 echo "   CREATE TABLE page_views (page text PRIMARY KEY, views counter_crdt);"
 echo "   SELECT counter_crdt_enable_replica_merge('page_views');"
-echo "   CREATE PUBLICATION page_views_pub FOR TABLE page_views;"
+echo "   CREATE PUBLICATION page_views_pub FOR TABLE page_views WITH (publish = 'insert, update, delete');"
 for n in "${NODES[@]}"; do
 	PGOPTIONS='-c client_min_messages=warning' \
 		sql_on "$n" "CREATE EXTENSION IF NOT EXISTS counter_crdt;
 		             CREATE TABLE page_views (page text PRIMARY KEY, views counter_crdt);
 		             SELECT counter_crdt_enable_replica_merge('page_views');
-		             CREATE PUBLICATION page_views_pub FOR TABLE page_views;" >/dev/null
+		             CREATE PUBLICATION page_views_pub FOR TABLE page_views
+		               WITH (publish = 'insert, update, delete');" >/dev/null
 done
 say "The triggers it installed (on server 1; tgenabled R = fires in replication apply only):"
 sql_on 1 "SELECT tgname, tgenabled FROM pg_trigger

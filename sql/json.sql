@@ -22,6 +22,11 @@ SELECT '{"shards": []}'::jsonb::counter_crdt AS empty, '{"tombstone": true}'::js
 SELECT '{"shards":[{"id":"00000000-0000-0000-0000-000000000001","clock":9223372036854775807,"value":-9223372036854775808}]}'::json::counter_crdt AS edges;
 -- JSON escapes are undone before keys and ids are compared; -0 is 0.
 SELECT '{"sh\u0061rds": [{"\u0069d": "7f0cab51-fb72-3e98-bdb4-0404a982865\u0064", "clock": 1, "value": -0}]}'::json::counter_crdt AS escapes;
+-- Escapes whose hex digits are upper case: '\u002D' is '-', '\u006C' 'l',
+-- '\u006F' 'o', '\u0046' 'F'; each the same as its lower-case spelling.
+SELECT '{"shards": [{"id": "7f0cab51\u002Dfb72-3e98-bdb4-0404a982865\u0046", "c\u006C\u006Fck": 2, "value": 3}]}'::json::counter_crdt AS upper_escapes,
+       '{"shards": [{"id": "7f0cab51\u002Dfb72-3e98-bdb4-0404a982865\u0046", "c\u006C\u006Fck": 2, "value": 3}]}'::json::counter_crdt
+     = '{"shards": [{"id": "7f0cab51\u002dfb72-3e98-bdb4-0404a982865\u0066", "c\u006c\u006fck": 2, "value": 3}]}'::json::counter_crdt AS same_as_lower;
 -- jsonb has normalised its input before the cast sees it: 1e2 is stored as
 -- 100, and of duplicate keys the last one stays.  json keeps the text.
 SELECT '{"shards": [{"id": "7f0cab51-fb72-3e98-bdb4-0404a982865d", "clock": 1e2, "value": 5}]}'::jsonb::counter_crdt AS jsonb_exponent;

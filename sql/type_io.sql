@@ -113,3 +113,30 @@ SELECT (ARRAY['{}'::counter_crdt, 'tombstone', NULL, '{0b6e7f3a-2d44-4c8e-9a51-3
      = ARRAY['{}'::counter_crdt, 'tombstone', NULL, '{0b6e7f3a-2d44-4c8e-9a51-3f0d2c7b1e90:3:42}'] AS arr_round_trip;
 
 DROP TABLE io_t;
+
+-- The last text input is kept with its value when it is at most 1024
+-- bytes long.  Inputs just under, at and over that length, and of 3 and 4
+-- kB, each read twice, then an input of the same length whose last shard
+-- has another value (its last digit, right before the padding), read
+-- twice, then the first again: every read gives its own value.
+CREATE TEMP TABLE memo_in AS
+WITH lens(len) AS (VALUES (1023), (1024), (1025), (3000), (4096)),
+     shards AS (
+       SELECT len, i, md5('memo' || i)::uuid AS id,
+              row_number() OVER (PARTITION BY len ORDER BY md5('memo' || i)::uuid DESC) = 1 AS last
+         FROM lens, generate_series(1, (len - 2) / 45) i),
+     canon AS (
+       SELECT len,
+              string_agg(id || ':' || i || ':' || (10 * i), ', ' ORDER BY id) AS a,
+              string_agg(id || ':' || i || ':' || (10 * i + CASE WHEN last THEN 1 ELSE 0 END), ', ' ORDER BY id) AS b
+         FROM shards GROUP BY len)
+SELECT len, '{' || a || '}' AS canon_a, '{' || b || '}' AS canon_b,
+       '{' || a || repeat(' ', len - 2 - length(a)) || '}' AS in_a,
+       '{' || b || repeat(' ', len - 2 - length(b)) || '}' AS in_b
+  FROM canon;
+SELECT len, length(in_a) = len AND length(in_b) = len AS lengths_right,
+       in_a::counter_crdt::text = canon_a AS a1, in_a::counter_crdt::text = canon_a AS a2,
+       in_b::counter_crdt::text = canon_b AS b1, in_b::counter_crdt::text = canon_b AS b2,
+       in_a::counter_crdt::text = canon_a AS a3
+  FROM memo_in ORDER BY len;
+DROP TABLE memo_in;

@@ -151,35 +151,38 @@ cc_slot_alloc(CcAggSlots *slots, MemoryContext aggcontext, size_t size)
 	return p;
 }
 
+/*
+ * A new empty state with room for cap shards in cxt; from a slot of slots
+ * when it fits one (slots may be NULL).
+ */
 static CcAggState *
-cc_agg_new(FunctionCallInfo fcinfo, MemoryContext aggcontext, size_t cap)
+cc_agg_new_in(MemoryContext cxt, CcAggSlots *slots, size_t cap)
 {
 	CcAggState *st;
 	size_t		slot;
-	CcAggSlots *slots;
 
 	cap = cap < 3 ? 3 : cap;
 	cc_check_count(cap);
 	slot = TYPEALIGN(CC_SLOT_ALIGN, CC_AGG_HEAD + cap * CC_SHARD_SIZE);
-	if (slot <= CC_SLOT_MAX && (slots = cc_slots_of_call(fcinfo, aggcontext)) != NULL)
+	if (slot <= CC_SLOT_MAX && slots != NULL)
 	{
 		/* room for more shards when the slot has it */
 		cap = (slot - CC_AGG_HEAD) / CC_SHARD_SIZE;
-		st = cc_slot_alloc(slots, aggcontext, slot);
+		st = cc_slot_alloc(slots, cxt, slot);
 		st->buf = CC_AGG_INLINE_BUF(st);
 		st->has_inline = true;
 	}
 	else if (cap * CC_SHARD_SIZE <= MaxAllocSize - CC_AGG_HEAD)
 	{
-		st = MemoryContextAlloc(aggcontext, CC_AGG_HEAD + cap * CC_SHARD_SIZE);
+		st = MemoryContextAlloc(cxt, CC_AGG_HEAD + cap * CC_SHARD_SIZE);
 		st->buf = CC_AGG_INLINE_BUF(st);
 		st->has_inline = true;
 	}
 	else
 	{
 		/* a buffer near the largest allocation gets one of its own */
-		st = MemoryContextAlloc(aggcontext, sizeof(CcAggState));
-		st->buf = MemoryContextAlloc(aggcontext, cap * CC_SHARD_SIZE);
+		st = MemoryContextAlloc(cxt, sizeof(CcAggState));
+		st->buf = MemoryContextAlloc(cxt, cap * CC_SHARD_SIZE);
 		st->has_inline = false;
 	}
 	st->spare = NULL;
@@ -187,6 +190,17 @@ cc_agg_new(FunctionCallInfo fcinfo, MemoryContext aggcontext, size_t cap)
 	st->cap = (uint32) cap;
 	st->tombstone = false;
 	return st;
+}
+
+/* A new transition state of this call in the aggregate's memory. */
+static CcAggState *
+cc_agg_new(FunctionCallInfo fcinfo, MemoryContext aggcontext, size_t cap)
+{
+	CcAggSlots *slots = NULL;
+
+	if (TYPEALIGN(CC_SLOT_ALIGN, CC_AGG_HEAD + Max(cap, 3) * CC_SHARD_SIZE) <= CC_SLOT_MAX)
+		slots = cc_slots_of_call(fcinfo, aggcontext);
+	return cc_agg_new_in(aggcontext, slots, cap);
 }
 
 /* Frees a buffer unless it is the one allocated with the state. */
@@ -333,10 +347,16 @@ counter_crdt_merge_agg_serial(PG_FUNCTION_ARGS)
 	PG_RETURN_BYTEA_P(result);
 }
 
+/*
+ * A partial state read back, for the combine function only, which merges it
+ * into a state of the aggregate's own (copy, never adopt): so it lives in the
+ * memory of the call, which the executor resets per input row, not in the
+ * aggregate's, where a hash aggregation would keep every one of them to the
+ * end of the query beside the states it combines them into.
+ */
 Datum
 counter_crdt_merge_agg_deserial(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggcontext = cc_agg_context(fcinfo);
 	bytea	   *b = PG_GETARG_BYTEA_PP(0);
 	const unsigned char *data = (const unsigned char *) VARDATA_ANY(b);
 	size_t		len = VARSIZE_ANY_EXHDR(b);
@@ -345,9 +365,10 @@ counter_crdt_merge_agg_deserial(PG_FUNCTION_ARGS)
 	CcAggState *st;
 	cc_error	err;
 
+	cc_agg_context(fcinfo);
 	if (cc_decode_header(data, len, &n, &tombstone, &err) != CC_OK)
 		cc_report(&err, NULL);
-	st = cc_agg_new(fcinfo, aggcontext, n);
+	st = cc_agg_new_in(CurrentMemoryContext, NULL, n);
 	if (cc_decode_shards(data, n, st->buf, &err) != CC_OK)
 		cc_report(&err, NULL);
 	st->n = (uint32) n;

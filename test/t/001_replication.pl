@@ -44,7 +44,7 @@ log_min_messages = warning
 		CREATE TABLE t (k int PRIMARY KEY, c counter_crdt);
 		SELECT counter_crdt_enable_replica_merge('t');
 	});
-	$node->safe_psql('postgres', "CREATE PUBLICATION pub_$name FOR TABLE t");
+	$node->safe_psql('postgres', "CREATE PUBLICATION pub_$name FOR TABLE t WITH (publish = 'insert, update, delete')");
 	push @nodes, $node;
 }
 

@@ -43,7 +43,7 @@ wal_retrieve_retry_interval = 500ms
 		CREATE EXTENSION counter_crdt;
 		CREATE TABLE t (k int PRIMARY KEY, c counter_crdt);
 		SELECT counter_crdt_enable_replica_merge('t');
-		CREATE PUBLICATION page_views_pub FOR TABLE t;
+		CREATE PUBLICATION page_views_pub FOR TABLE t WITH (publish = 'insert, update, delete');
 	});
 	return $node;
 }
@@ -279,12 +279,12 @@ foreach my $node ($a, $b, $a2)
 $a->safe_psql('postgres', q{
 	CREATE TABLE u (k int PRIMARY KEY, c counter_crdt);
 	SELECT counter_crdt_enable_replica_merge('u');
-	CREATE PUBLICATION u_pub FOR TABLE u;
+	CREATE PUBLICATION u_pub FOR TABLE u WITH (publish = 'insert, update, delete');
 });
 $b->safe_psql('postgres', 'CREATE TABLE u (k int PRIMARY KEY, c counter_crdt)');
 subscribe_to($b, 'u_b_from_a', $a, 'u_pub');
 is($b->safe_psql('postgres', q{SELECT string_agg("check" || ' ' || object, ', ') FROM counter_crdt_health()}),
-	'merge_trigger_missing u, delete_trigger_missing u',
+	'merge_trigger_missing u, delete_trigger_missing u, key_update_not_refused u, truncate_not_refused u',
 	'b: a subscribed table without the triggers is reported');
 $b->safe_psql('postgres', q{SELECT counter_crdt_enable_replica_merge('u')});
 is($b->safe_psql('postgres', 'SELECT count(*) FROM counter_crdt_health()'),
