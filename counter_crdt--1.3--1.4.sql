@@ -43,3 +43,18 @@ $$;
 
 COMMENT ON TABLE @extschema@.counter_crdt_writer_conflicts IS
 'replicated rows that held a newer shard of this server''s own writer id than the local row (another server writes under the same id, or this server went back in time); written only by replication apply, unlogged, cleared by the extension''s owner';
+
+-- What every role may read of the conflicts, as counter_crdt_health()
+-- reports them: when, in which table and column, under which writer id, and
+-- whether the replicated shard's clock was 2^62 or more (written by hand:
+-- no writer gets there by increments).  The keys and the shards stay with
+-- the table's readers.
+CREATE VIEW @extschema@.counter_crdt_writer_conflict_summary AS
+SELECT recorded_at, table_name, column_name, writer_id,
+       incoming_clock >= 4611686018427387904 AS clock_near_limit
+  FROM @extschema@.counter_crdt_writer_conflicts;
+REVOKE ALL ON @extschema@.counter_crdt_writer_conflict_summary FROM PUBLIC;
+GRANT SELECT ON @extschema@.counter_crdt_writer_conflict_summary TO PUBLIC;
+
+COMMENT ON VIEW @extschema@.counter_crdt_writer_conflict_summary IS
+'what everyone may read of counter_crdt_writer_conflicts: when, where, which writer id, and whether the replicated clock was near the end of its range';

@@ -75,6 +75,38 @@ RESET ROLE;
 DROP TABLE g_forge;
 
 --
+-- Every user-facing function, aggregate, operator and cast, as the role
+-- with no privilege but its own tables.
+--
+SET ROLE regress_glue_user;
+CREATE TABLE g_all_fn (k text PRIMARY KEY, c counter_crdt);
+INSERT INTO g_all_fn VALUES
+  ('a', counter_crdt_increment(NULL, 5, counter_crdt_rack_id('dc1', 'rack1'))),
+  ('b', counter_crdt_increment('{}', 2, counter_crdt_pending_id(counter_crdt_rack_id('dc1', 'rack1')), 7)),
+  ('c', counter_crdt_from_json('{"shards": [{"id": "00000000-0000-0000-0000-000000000001", "clock": 2, "value": 3}]}')),
+  ('d', counter_crdt_from_jsonb('{"tombstone": true}'));
+UPDATE g_all_fn SET c = counter_crdt_sub(counter_crdt_add(c, 4), 1) WHERE k = 'a';
+UPDATE g_all_fn SET c = c + 1 WHERE k = 'c';
+SELECT k, c, counter_crdt_value(c) AS value, c::bigint AS as_bigint, counter_crdt_writers(c) AS writers,
+       counter_crdt_to_json(c)::text = c::json::text AS json_same, counter_crdt_to_jsonb(c) = c::jsonb AS jsonb_same
+  FROM g_all_fn ORDER BY g_all_fn.c, k;
+SELECT counter_crdt_merge_agg(c) AS merged,
+       encode(counter_crdt_digest_agg(k, c), 'hex') <> '' AS digest_agg
+  FROM g_all_fn WHERE k <> 'd';
+SELECT counter_crdt_merge(x.c, y.c) AS merge_a_b FROM g_all_fn x, g_all_fn y WHERE x.k = 'a' AND y.k = 'b';
+SELECT k, s.* FROM g_all_fn, counter_crdt_shards(c) s WHERE k IN ('a', 'b') ORDER BY k, s.id;
+SELECT count(DISTINCT x.c) AS distinct_states, count(*) FILTER (WHERE x.c = y.c) AS equal_pairs,
+       count(*) FILTER (WHERE x.c < y.c) AS ordered_pairs
+  FROM g_all_fn x CROSS JOIN g_all_fn y;
+SELECT counter_crdt_difference(c, '{}') = c AS difference, length(counter_crdt_digest(c)) AS digest_bytes,
+       counter_crdt_node_id() = '00000000-0000-4000-8000-0000000000aa' AS node_id
+  FROM g_all_fn WHERE k = 'a';
+SELECT count(*) AS health_rows_visible FROM counter_crdt_health();
+COPY g_all_fn TO STDOUT;
+DROP TABLE g_all_fn;
+RESET ROLE;
+
+--
 -- Nested triggers: an applied row of table A whose AFTER trigger (enabled
 -- ALWAYS, so it fires in apply) writes to counter table B, whose columns lie
 -- differently, and inserts into A again.  Each table's merge sees its own
@@ -323,6 +355,43 @@ SELECT "check", object FROM counter_crdt_health();
 DROP PUBLICATION g_pub;
 DROP TABLE g_d;
 DROP FUNCTION g_skip();
+
+--
+-- A clock near the end of its range cannot come from increments: a role
+-- with UPDATE on the column wrote it by hand (here for writer bb, on
+-- another server), and once it is 2^63 - 1 bb's increments of that counter
+-- fail.  Apply warns and records it when it brings such a shard, once;
+-- health reports it apart from own-id conflicts.
+--
+CREATE TABLE g_clock (k int PRIMARY KEY, c counter_crdt);
+SELECT counter_crdt_enable_replica_merge('g_clock');
+INSERT INTO g_clock VALUES (1, '{00000000-0000-4000-8000-0000000000bb:3:3}'), (2, '{}');
+SET client_min_messages = error;
+CREATE PUBLICATION g_pub FOR TABLE g_clock WITH (publish = 'insert, update, delete');
+RESET client_min_messages;
+SET session_replication_role = replica;
+-- just below 2^62: not reported
+UPDATE g_clock SET c = '{00000000-0000-4000-8000-0000000000bb:4611686018427387903:3}' WHERE k = 1;
+-- 2^63 - 1: reported, once
+UPDATE g_clock SET c = '{00000000-0000-4000-8000-0000000000bb:9223372036854775807:3}' WHERE k = 1;
+UPDATE g_clock SET c = '{00000000-0000-4000-8000-0000000000bb:9223372036854775807:3}' WHERE k = 1;
+-- in an applied INSERT of a new key too, at exactly 2^62
+INSERT INTO g_clock VALUES (3, '{00000000-0000-4000-8000-0000000000cc:4611686018427387904:1}');
+RESET session_replication_role;
+SELECT table_name, key, writer_id, local_clock, incoming_clock FROM counter_crdt_writer_conflicts ORDER BY key;
+SELECT "check", object, regexp_replace(problem, 'the last at .*: ', 'the last at ...: ') AS problem
+  FROM counter_crdt_health();
+-- bb's increments of that counter now fail, wherever it is merged
+SET counter_crdt.node_id = '00000000-0000-4000-8000-0000000000bb';
+UPDATE g_clock SET c = c + 1 WHERE k = 1;
+UPDATE g_clock SET c = c + 1 WHERE k = 2;
+SET counter_crdt.node_id = '00000000-0000-4000-8000-0000000000aa';
+SET ROLE regress_glue_owner;
+DELETE FROM counter_crdt_writer_conflicts WHERE table_name = 'g_clock'::regclass;
+RESET ROLE;
+SELECT count(*) FROM counter_crdt_health();
+DROP PUBLICATION g_pub;
+DROP TABLE g_clock;
 
 -- Clean up: the extension as the other tests have it.
 RESET counter_crdt.node_id;

@@ -96,3 +96,47 @@ cc_writer_newer(const unsigned char *a, size_t na,
 	return incoming->clock > local->clock ||
 		(incoming->clock == local->clock && incoming->value != local->value);
 }
+
+bool
+cc_clock_near_limit(const unsigned char *a, size_t na,
+					const unsigned char *b, size_t nb,
+					cc_shard *local, cc_shard *incoming)
+{
+	for (size_t i = 0; i < nb; i++)
+	{
+		cc_load(b, i, incoming);
+		if (incoming->clock < CC_CLOCK_NEAR_LIMIT)
+			continue;
+		if (!cc_find_shard(a, na, incoming->id, local))
+		{
+			memcpy(local->id, incoming->id, CC_ID_LEN);
+			local->clock = 0;
+			local->value = 0;
+			return true;
+		}
+		if (incoming->clock > local->clock)
+			return true;
+	}
+	return false;
+}
+
+const uint8_t *
+cc_default_id_get(cc_default_id_memo *memo, uint64_t system_identifier,
+				  uint32_t timeline, uint32_t database_oid, cc_md5v3_fn md5v3,
+				  void *arg)
+{
+	if (memo->timeline != timeline || memo->timeline == 0 ||
+		memo->system_identifier != system_identifier ||
+		memo->database_oid != database_oid)
+	{
+		char		name[CC_NODE_NAME_SIZE];
+		size_t		len = cc_default_node_name(system_identifier, timeline,
+											   database_oid, name);
+
+		md5v3(name, len, memo->id, arg);
+		memo->system_identifier = system_identifier;
+		memo->timeline = timeline;
+		memo->database_oid = database_oid;
+	}
+	return memo->id;
+}

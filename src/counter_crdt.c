@@ -28,8 +28,7 @@ static char *node_id_setting = NULL;
  */
 static uint8_t node_id_set[CC_ID_LEN];
 static bool node_id_is_set = false;
-static uint8_t node_id_default[CC_ID_LEN];
-static TimeLineID node_id_default_tli = 0;
+static cc_default_id_memo node_id_default;
 
 static bool
 node_id_check(char **newval, void **extra, GucSource source)
@@ -41,7 +40,12 @@ node_id_check(char **newval, void **extra, GucSource source)
 		*extra = NULL;
 		return true;
 	}
+	/* the server frees extra with its own allocator since 16 */
+#if PG_VERSION_NUM >= 160000
+	id = guc_malloc(LOG, CC_ID_LEN);
+#else
 	id = malloc(CC_ID_LEN);
+#endif
 	if (id == NULL)
 	{
 		GUC_check_errcode(ERRCODE_OUT_OF_MEMORY);
@@ -49,7 +53,11 @@ node_id_check(char **newval, void **extra, GucSource source)
 	}
 	if (!cc_uuid_parse(*newval, strlen(*newval), id))
 	{
+#if PG_VERSION_NUM >= 160000
+		guc_free(id);
+#else
 		free(id);
+#endif
 		GUC_check_errdetail("The writer id must be a uuid such as 7f0cab51-fb72-3e98-bdb4-0404a982865d, or empty for the default.");
 		return false;
 	}
@@ -117,30 +125,28 @@ cc_current_timeline(void)
 	return tli;
 }
 
+/* MD5 of a name as a version 3 uuid, through PostgreSQL's hashing. */
+static void
+cc_md5v3(const char *name, size_t len, uint8_t out[CC_ID_LEN], void *arg)
+{
+	cc_hasher  *h = cc_hasher_create(CC_HASH_MD5, CurrentMemoryContext);
+	cc_hash_sink sink;
+
+	(void) arg;
+	cc_hasher_start(h, &sink);
+	sink.update(sink.arg, name, len);
+	cc_hasher_finish_v3(h, out);
+	cc_hasher_free(h);
+}
+
 /* The writer id of this server, as used by c + delta. */
 const uint8_t *
 cc_node_id(void)
 {
-	TimeLineID	tli;
-
 	if (node_id_is_set)
 		return node_id_set;
-	tli = cc_current_timeline();
-	if (tli != node_id_default_tli)
-	{
-		char		name[CC_NODE_NAME_SIZE];
-		size_t		len = cc_default_node_name(GetSystemIdentifier(), tli,
-											   MyDatabaseId, name);
-		cc_hasher  *h = cc_hasher_create(CC_HASH_MD5, CurrentMemoryContext);
-		cc_hash_sink sink;
-
-		cc_hasher_start(h, &sink);
-		sink.update(sink.arg, name, len);
-		cc_hasher_finish_v3(h, node_id_default);
-		cc_hasher_free(h);
-		node_id_default_tli = tli;
-	}
-	return node_id_default;
+	return cc_default_id_get(&node_id_default, GetSystemIdentifier(),
+							 cc_current_timeline(), MyDatabaseId, cc_md5v3, NULL);
 }
 
 /* A stored value that is not one: corruption, never user input. */

@@ -21,12 +21,27 @@
 #include "postgres.h"
 
 #include "fmgr.h"
+#if PG_VERSION_NUM >= 160000
+#include "varatt.h"
+#endif
 #include "nodes/bitmapset.h"
 #include "nodes/pg_list.h"
 #include "utils/relcache.h"
 #include "utils/memutils.h"
 
 #include "cc_core.h"
+
+/*
+ * A function that does not return: PostgreSQL 18 marks it before the
+ * declaration (pg_noreturn), earlier versions after it.
+ */
+#ifdef pg_noreturn
+#define CC_NORETURN pg_noreturn
+#define CC_NORETURN_AFTER
+#else
+#define CC_NORETURN
+#define CC_NORETURN_AFTER pg_attribute_noreturn()
+#endif
 
 /* The most shards one value may hold: it must fit one allocation. */
 #define CC_MAX_SHARDS \
@@ -83,8 +98,8 @@ extern void cc_check_count(size_t n);
 extern Datum cc_merge_datums(Datum a, Datum b, cc_merge_kind *kind);
 extern Datum cc_merge_reads(Datum a, const cc_view *va, Datum b,
 							const cc_view *vb, cc_merge_kind *kind);
-extern void cc_report(const cc_error *err, const char *input) pg_attribute_noreturn();
-extern void cc_corrupt(const cc_error *err) pg_attribute_noreturn();
+extern CC_NORETURN void cc_report(const cc_error *err, const char *input) CC_NORETURN_AFTER;
+extern CC_NORETURN void cc_corrupt(const cc_error *err) CC_NORETURN_AFTER;
 
 /*
  * A value's stored form, checked, as it lies: detoasted only when toasted
@@ -149,5 +164,6 @@ extern void cc_table_check_or_error(Relation rel, Oid counter_type,
 									CcTableInfo *info);
 extern Oid	cc_counter_type(Oid nsp);
 extern Oid	cc_conflicts_relid(void);
+extern Oid	cc_conflict_summary_relid(void);
 
 #endif							/* COUNTER_CRDT_H */

@@ -97,8 +97,8 @@ cc_hasher_new(cc_hash_kind kind, MemoryContext mcxt)
 
 #ifdef CC_HASH_OPENSSL
 
-static void
-cc_hash_failed(cc_hash_kind kind) pg_attribute_noreturn();
+static CC_NORETURN void
+cc_hash_failed(cc_hash_kind kind) CC_NORETURN_AFTER;
 
 static void
 cc_hash_failed(cc_hash_kind kind)
@@ -199,8 +199,8 @@ cc_hasher_free(cc_hasher *h)
 
 #elif PG_VERSION_NUM >= 140000
 
-static void
-cc_hash_failed(cc_hasher *h) pg_attribute_noreturn();
+static CC_NORETURN void
+cc_hash_failed(cc_hasher *h) CC_NORETURN_AFTER;
 
 static void
 cc_hash_failed(cc_hasher *h)

@@ -552,17 +552,27 @@ cc_health_conflicts(CcHealth *h, const CcExtension *ext)
 {
 	char	   *sql;
 	Oid			logid;
+	bool		summary;
 
 	/* An unlogged table (1.4) cannot be read in recovery; a standby has none */
 	if (RecoveryInProgress())
 		return;
-	logid = cc_conflicts_relid();
+	/*
+	 * Own-id conflicts, then shards whose clock nears its end: from the view
+	 * that every role may read (1.4), else from the table (own-id only).
+	 */
+	logid = cc_conflict_summary_relid();
+	summary = OidIsValid(logid);
+	if (!summary)
+		logid = cc_conflicts_relid();
 	if (!OidIsValid(logid))
 		return;
 	sql = psprintf("SELECT table_name::pg_catalog.text, count(*),"
 				   "       pg_catalog.max(recorded_at)::pg_catalog.text,"
-				   "       pg_catalog.string_agg(DISTINCT writer_id::pg_catalog.text, ', ')"
-				   "  FROM %s GROUP BY table_name ORDER BY 1",
+				   "       pg_catalog.string_agg(DISTINCT writer_id::pg_catalog.text, ', '),"
+				   "       %s AS near_limit"
+				   "  FROM %s GROUP BY 1, 5 ORDER BY 5, 1",
+				   summary ? "clock_near_limit" : "false",
 				   quote_qualified_identifier(get_namespace_name(get_rel_namespace(logid)),
 											  get_rel_name(logid)));
 	if (SPI_execute(sql, true, 0) != SPI_OK_SELECT)
@@ -575,7 +585,21 @@ cc_health_conflicts(CcHealth *h, const CcExtension *ext)
 		char	   *count = SPI_getvalue(tup, desc, 2);
 		char	   *last = SPI_getvalue(tup, desc, 3);
 		char	   *ids = SPI_getvalue(tup, desc, 4);
+		char	   *near = SPI_getvalue(tup, desc, 5);
 
+		if (strcmp(near, "t") == 0)
+		{
+			cc_health_row(h, "writer_clock_near_limit", object,
+						  psprintf("%s replicated row%s of table %s brought shards whose clock is near the end of its range (writer%s %s), the last at %s: "
+								   "they were written by hand, and once a clock is 9223372036854775807 that writer's increments of the counter fail.",
+								   count, strcmp(count, "1") == 0 ? "" : "s", object,
+								   strchr(ids, ',') ? "s" : "", ids, last),
+						  psprintf("Find who may UPDATE the counter columns of %s and what they wrote (counter_crdt_writer_conflicts has the keys); "
+								   "once resolved, clear the rows there as the extension's owner: "
+								   "DELETE FROM counter_crdt_writer_conflicts WHERE table_name = %s::regclass AND incoming_clock >= " INT64_FORMAT ";",
+								   object, quote_literal_cstr(object), (int64) CC_CLOCK_NEAR_LIMIT));
+			continue;
+		}
 		cc_health_row(h, "writer_id_conflict", object,
 					  psprintf("%s replicated row%s of table %s held a newer shard of this server's writer id (%s) than the local row, the last at %s: "
 							   "another server writes under the same id, or this server went back in time, and increments may be lost.",

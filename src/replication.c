@@ -259,16 +259,14 @@ cc_key_text(Relation rel, const CcTableInfo *info, HeapTuple tup)
 }
 
 /*
- * The extension's own conflicts table, found by membership (pg_depend), not
- * by name: a table of that name that the extension did not make (in a schema
- * of an older version, say) is never written.  Its columns must be those of
- * the install script.  InvalidOid where the extension's version has none.
+ * A relation of the extension, found by membership (pg_depend), not by name
+ * through the search path: one of that name that the extension did not make
+ * (in a schema of an older version, say) is never used.  InvalidOid where
+ * the extension's version has none.
  */
-Oid
-cc_conflicts_relid(void)
+static Oid
+cc_extension_relation(const char *relname, char relkind)
 {
-	static const Oid types[] = {TIMESTAMPTZOID, REGCLASSOID, TEXTOID, NAMEOID,
-	UUIDOID, INT8OID, INT8OID, INT8OID, INT8OID};
 	Oid			ext = get_extension_oid("counter_crdt", true);
 	Oid			found = InvalidOid;
 	Relation	dep;
@@ -292,8 +290,8 @@ cc_conflicts_relid(void)
 		if (d->classid != RelationRelationId || d->deptype != DEPENDENCY_EXTENSION)
 			continue;
 		name = get_rel_name(d->objid);
-		if (name != NULL && strcmp(name, "counter_crdt_writer_conflicts") == 0 &&
-			get_rel_relkind(d->objid) == RELKIND_RELATION)
+		if (name != NULL && strcmp(name, relname) == 0 &&
+			get_rel_relkind(d->objid) == relkind)
 		{
 			found = d->objid;
 			break;
@@ -301,6 +299,30 @@ cc_conflicts_relid(void)
 	}
 	systable_endscan(scan);
 	table_close(dep, AccessShareLock);
+	return found;
+}
+
+/*
+ * The view of the conflicts that every role may read (1.4): when, where,
+ * which writer, and whether the clock was near its end.
+ */
+Oid
+cc_conflict_summary_relid(void)
+{
+	return cc_extension_relation("counter_crdt_writer_conflict_summary", RELKIND_VIEW);
+}
+
+/*
+ * The extension's own conflicts table, whose columns must be those of the
+ * install script.  InvalidOid where the extension's version has none.
+ */
+Oid
+cc_conflicts_relid(void)
+{
+	static const Oid types[] = {TIMESTAMPTZOID, REGCLASSOID, TEXTOID, NAMEOID,
+	UUIDOID, INT8OID, INT8OID, INT8OID, INT8OID};
+	Oid			found = cc_extension_relation("counter_crdt_writer_conflicts",
+											  RELKIND_RELATION);
 
 	if (OidIsValid(found))
 	{
@@ -322,8 +344,10 @@ cc_conflicts_relid(void)
 }
 
 /*
- * Warns about an own-id conflict and records it in the extension's table
- * counter_crdt_writer_conflicts by a direct heap insert, so that the
+ * Warns about an own-id conflict, or a shard whose clock is near the end of
+ * its range (which increments cannot reach: it was written by hand), and
+ * records it in the extension's table counter_crdt_writer_conflicts by a
+ * direct heap insert, so that the
  * subscription's owner needs no privilege on it (the table has no index to
  * maintain).  Called only in replication apply (cc_in_apply()), so that no
  * role can forge a record.  Transactional with the apply: an apply that
@@ -339,20 +363,31 @@ cc_record_conflict(Relation rel, const CcTableInfo *info, HeapTuple keytup,
 	Oid			logid = cc_conflicts_relid();
 
 	cc_uuid_format(local->id, idtext);
-	ereport(WARNING,
-			(errmsg("replicated row %s of table \"%s\" holds a newer shard of this server's writer id %s",
-					key, RelationGetRelationName(rel), idtext),
-			 local->clock == 0 ?
-			 errdetail("In column \"%s\" the local row has no shard of this id, the replicated one has clock %lld and value %lld. "
-					   "Another server writes under the same writer id, or this server went back in time; increments may be lost.",
-					   column, (long long) incoming->clock, (long long) incoming->value) :
-			 errdetail("In column \"%s\" the local shard has clock %lld and value %lld, the replicated one clock %lld and value %lld. "
-					   "Another server writes under the same writer id, or this server went back in time; increments may be lost.",
-					   column, (long long) local->clock, (long long) local->value,
-					   (long long) incoming->clock, (long long) incoming->value),
-			 OidIsValid(logid) ?
-			 errhint("Give every server its own writer id. counter_crdt_health() reports the recorded conflicts.") :
-			 errhint("Not recorded: run ALTER EXTENSION counter_crdt UPDATE to keep such events.")));
+	if (incoming->clock >= CC_CLOCK_NEAR_LIMIT)
+		ereport(WARNING,
+				(errmsg("replicated row %s of table \"%s\" brings a shard of writer %s with clock %lld, near the end of its range",
+						key, RelationGetRelationName(rel), idtext, (long long) incoming->clock),
+				 errdetail("In column \"%s\". No writer gets there by increments: the shard was written by hand (an UPDATE of the column with the text form, or counter_crdt_increment() naming the writer). "
+						   "Once the clock is 9223372036854775807, increments of that writer on this counter fail (22003).",
+						   column),
+				 OidIsValid(logid) ?
+				 errhint("counter_crdt_health() reports the recorded shards (writer_clock_near_limit).") :
+				 errhint("Not recorded: run ALTER EXTENSION counter_crdt UPDATE to keep such events.")));
+	else
+		ereport(WARNING,
+				(errmsg("replicated row %s of table \"%s\" holds a newer shard of this server's writer id %s",
+						key, RelationGetRelationName(rel), idtext),
+				 local->clock == 0 ?
+				 errdetail("In column \"%s\" the local row has no shard of this id, the replicated one has clock %lld and value %lld. "
+						   "Another server writes under the same writer id, or this server went back in time; increments may be lost.",
+						   column, (long long) incoming->clock, (long long) incoming->value) :
+				 errdetail("In column \"%s\" the local shard has clock %lld and value %lld, the replicated one clock %lld and value %lld. "
+						   "Another server writes under the same writer id, or this server went back in time; increments may be lost.",
+						   column, (long long) local->clock, (long long) local->value,
+						   (long long) incoming->clock, (long long) incoming->value),
+				 OidIsValid(logid) ?
+				 errhint("Give every server its own writer id. counter_crdt_health() reports the recorded conflicts.") :
+				 errhint("Not recorded: run ALTER EXTENSION counter_crdt UPDATE to keep such events.")));
 
 	if (OidIsValid(logid))
 	{
@@ -395,6 +430,9 @@ cc_check_own_id_views(Relation rel, const CcTableInfo *info, HeapTuple keytup,
 		return;
 	if (cc_writer_newer(local ? local->shards : NULL, local ? local->n : 0,
 						incoming->shards, incoming->n, cc_node_id(), &ls, &is))
+		cc_record_conflict(rel, info, keytup, attno, &ls, &is);
+	else if (cc_clock_near_limit(local ? local->shards : NULL, local ? local->n : 0,
+								 incoming->shards, incoming->n, &ls, &is))
 		cc_record_conflict(rel, info, keytup, attno, &ls, &is);
 }
 

@@ -91,6 +91,18 @@ ossl_rack_id(const char *dc, size_t dclen, const char *rack, size_t racklen,
 	cc_uuid_v3(out);
 }
 
+/* MD5 of a name as a version 3 uuid. */
+static inline void
+ossl_md5v3(const char *name, size_t len, uint8_t out[CC_ID_LEN])
+{
+	cc_hash_sink sink;
+	EVP_MD_CTX *ctx = ossl_start(EVP_md5(), &sink);
+
+	sink.update(sink.arg, name, len);
+	ossl_finish(ctx, out);
+	cc_uuid_v3(out);
+}
+
 /* The default writer id (SPEC 7.1): MD5 of cc_default_node_name(), v3. */
 static inline void
 ossl_node_id(uint64_t system_identifier, uint32_t timeline,
@@ -99,12 +111,8 @@ ossl_node_id(uint64_t system_identifier, uint32_t timeline,
 	char		name[CC_NODE_NAME_SIZE];
 	size_t		len = cc_default_node_name(system_identifier, timeline,
 										   database_oid, name);
-	cc_hash_sink sink;
-	EVP_MD_CTX *ctx = ossl_start(EVP_md5(), &sink);
 
-	sink.update(sink.arg, name, len);
-	ossl_finish(ctx, out);
-	cc_uuid_v3(out);
+	ossl_md5v3(name, len, out);
 }
 
 #endif							/* CC_OSSL_H */

@@ -80,6 +80,110 @@ test_writer_newer(void)
 	CHECK(!newer("{" W5 ":3:30}", "tombstone", W5, &l, &i));
 }
 
+/* cc_clock_near_limit(a, b) on states given as text. */
+static bool
+near_limit(const char *a, const char *b, int64_t *lclock, int64_t *iclock,
+		   const char **writer)
+{
+	static unsigned char sa[8 * CC_SHARD_SIZE],
+				sb[8 * CC_SHARD_SIZE];
+	bool		ta,
+				tb;
+	size_t		na = state_from_text(a, sa, &ta),
+				nb = state_from_text(b, sb, &tb);
+	cc_shard	l,
+				i;
+	bool		r = cc_clock_near_limit(sa, na, sb, nb, &l, &i);
+
+	if (r)
+	{
+		CHECK(memcmp(l.id, i.id, CC_ID_LEN) == 0);
+		*lclock = l.clock;
+		*iclock = i.clock;
+		*writer = id_text(i.id);
+	}
+	return r;
+}
+
+#define LIMIT "4611686018427387904"		/* 2^62 */
+#define BELOW "4611686018427387903"
+#define TOP "9223372036854775807"
+
+static void
+test_clock_near_limit(void)
+{
+	int64_t		l = -1,
+				i = -1;
+	const char *w = NULL;
+
+	/* brought by b: absent in a, or lower there */
+	CHECK(near_limit("{}", "{" W5 ":" LIMIT ":1}", &l, &i, &w) && l == 0 &&
+		  i == INT64_C(4611686018427387904) && strcmp(w, W5) == 0);
+	CHECK(near_limit("{" W5 ":7:7}", "{" W5 ":" TOP ":1}", &l, &i, &w) && l == 7 &&
+		  i == INT64_MAX);
+	CHECK(near_limit("{" W5 ":" LIMIT ":1}", "{" W5 ":" TOP ":1}", &l, &i, &w) &&
+		  l == INT64_C(4611686018427387904));
+	/* below the limit, or already in a at that clock or above: nothing new */
+	CHECK(!near_limit("{}", "{" W5 ":" BELOW ":1}", &l, &i, &w));
+	CHECK(!near_limit("{" W5 ":" TOP ":1}", "{" W5 ":" TOP ":2}", &l, &i, &w));
+	CHECK(!near_limit("{" W5 ":" TOP ":1}", "{" W5 ":" LIMIT ":1}", &l, &i, &w));
+	CHECK(!near_limit("{" W5 ":3:3}", "{" W5 ":3:3}", &l, &i, &w));
+	CHECK(!near_limit("{}", "tombstone", &l, &i, &w));
+	/* any writer, at any position; the first one b brings is reported */
+	CHECK(near_limit("{" W1 ":1:1, " W9 ":" TOP ":1}",
+					 "{" W1 ":2:1, " W5 ":3:3, " W9 ":" TOP ":1}", &l, &i, &w) == false);
+	CHECK(near_limit("{" W1 ":1:1}", "{" W1 ":2:1, " W5 ":3:3, " W9 ":" LIMIT ":1}",
+					 &l, &i, &w) && strcmp(w, W9) == 0 && l == 0);
+	CHECK(near_limit("{" W1 ":1:1, " W9 ":" LIMIT ":1}",
+					 "{" W1 ":" LIMIT ":1, " W9 ":" TOP ":1}", &l, &i, &w) &&
+		  strcmp(w, W1) == 0 && l == 1);
+}
+
+/* A stand-in MD5 that counts its calls and derives the id from the name. */
+static int	md5_calls;
+
+static void
+counting_md5v3(const char *name, size_t len, uint8_t out[CC_ID_LEN], void *arg)
+{
+	CHECK(arg == &md5_calls);
+	md5_calls++;
+	ossl_md5v3(name, len, out);
+}
+
+static void
+test_default_id_memo(void)
+{
+	cc_default_id_memo memo;
+	uint8_t		want[CC_ID_LEN];
+	const uint8_t *id;
+
+	memset(&memo, 0, sizeof(memo));
+	md5_calls = 0;
+	/* the first call derives it, the next ones answer from the memo */
+	id = cc_default_id_get(&memo, 7301234567890123456ULL, 1, 5, counting_md5v3, &md5_calls);
+	ossl_node_id(7301234567890123456ULL, 1, 5, want);
+	CHECK(memcmp(id, want, CC_ID_LEN) == 0 && md5_calls == 1);
+	id = cc_default_id_get(&memo, 7301234567890123456ULL, 1, 5, counting_md5v3, &md5_calls);
+	CHECK(memcmp(id, want, CC_ID_LEN) == 0 && md5_calls == 1);
+	/* a promotion seen by the same session: the new timeline's id */
+	id = cc_default_id_get(&memo, 7301234567890123456ULL, 2, 5, counting_md5v3, &md5_calls);
+	ossl_node_id(7301234567890123456ULL, 2, 5, want);
+	CHECK(memcmp(id, want, CC_ID_LEN) == 0 && md5_calls == 2);
+	id = cc_default_id_get(&memo, 7301234567890123456ULL, 2, 5, counting_md5v3, &md5_calls);
+	CHECK(memcmp(id, want, CC_ID_LEN) == 0 && md5_calls == 2);
+	/* another cluster or database is another id too */
+	id = cc_default_id_get(&memo, 7301234567890123457ULL, 2, 5, counting_md5v3, &md5_calls);
+	ossl_node_id(7301234567890123457ULL, 2, 5, want);
+	CHECK(memcmp(id, want, CC_ID_LEN) == 0 && md5_calls == 3);
+	id = cc_default_id_get(&memo, 7301234567890123457ULL, 2, 6, counting_md5v3, &md5_calls);
+	ossl_node_id(7301234567890123457ULL, 2, 6, want);
+	CHECK(memcmp(id, want, CC_ID_LEN) == 0 && md5_calls == 4);
+	/* timeline 1 again (a cluster restored from before the promotion) */
+	id = cc_default_id_get(&memo, 7301234567890123457ULL, 1, 6, counting_md5v3, &md5_calls);
+	ossl_node_id(7301234567890123457ULL, 1, 6, want);
+	CHECK(memcmp(id, want, CC_ID_LEN) == 0 && md5_calls == 5);
+}
+
 void
 test_ids(void)
 {
@@ -130,4 +234,6 @@ test_ids(void)
 	CHECK(memcmp(id, q, CC_ID_LEN) == 0);
 
 	test_writer_newer();
+	test_clock_near_limit();
+	test_default_id_memo();
 }
