@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 #
 # setup.sh: installs what building and testing counter_crdt needs (Debian 12,
-# PostgreSQL 15), then builds and installs the extension.  Idempotent: it
+# PostgreSQL 15; debootstrap for the 17 and 18 chroots of scripts/test.sh),
+# then builds and installs the extension.  Idempotent: it
 # installs only missing packages (apt-get update only then) and make rebuilds
 # only what changed.
 #
@@ -30,6 +31,11 @@ PACKAGES+=(clang libclang-rt-dev)
 PACKAGES+=(build-essential dpkg-dev debhelper postgresql-server-dev-all postgresql-all)
 # pglogical, for the README's "With pglogical" recipe and test/t/012_pglogical.pl
 PACKAGES+=(postgresql-15-pglogical)
+# test/t/010_scylla_migration.pl reads ScyllaDB's files with Python
+PACKAGES+=(python3)
+# scripts/test.sh tests PostgreSQL 17 and 18 in chroots made with debootstrap
+# (scripts/pgchroot.sh)
+PACKAGES+=(debootstrap)
 
 installed()
 {
@@ -37,11 +43,20 @@ installed()
 }
 
 missing=()
-for p in "${PACKAGES[@]}"; do
+if [ -n "${COUNTER_CRDT_IN_CHROOT:-}" ]; then
+	# A chroot of scripts/pgchroot.sh (PostgreSQL 17 or 18, for
+	# scripts/test.sh): pgchroot_ensure installed its packages, without the
+	# JIT toolchain that this list would bring in.
+	PACKAGES=()
+	say "packages: those scripts/pgchroot.sh installed (PostgreSQL ${COUNTER_CRDT_IN_CHROOT})"
+fi
+for p in ${PACKAGES[@]+"${PACKAGES[@]}"}; do
 	installed "$p" || missing+=("$p")
 done
 
-if [ "${#missing[@]}" -eq 0 ]; then
+if [ -n "${COUNTER_CRDT_IN_CHROOT:-}" ]; then
+	:
+elif [ "${#missing[@]}" -eq 0 ]; then
 	say "packages present: ${PACKAGES[*]}"
 else
 	[ "$(id -u)" -eq 0 ] || die "must run as root to install: ${missing[*]}"

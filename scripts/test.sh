@@ -13,8 +13,18 @@
 # 6. the Debian package: built from a clean copy, installed with apt-get onto
 #    the system PostgreSQL 15, pg_regress against it, purged (as root)
 #
-# Ends with one line "N passed, N failed" (all suites together) and exits
-# non-zero if anything failed.  A step that breaks without reporting counts
+# Steps 3, 4 and 6 depend on the PostgreSQL version, and run for each of
+# COUNTER_CRDT_PG_VERSIONS (default "15 17 18"): 15 here (Debian 12's), 17
+# and 18 each in a Debian chroot (trixie, sid) that scripts/pgchroot.sh makes
+# from minbase, caches under /var/cache/counter_crdt and reuses; there this
+# script runs again (COUNTER_CRDT_IN_CHROOT=VER) with the plain core tests
+# and those three steps.  The sanitizer, fuzz (no PostgreSQL header) and
+# META.json steps run once, here.
+#
+#   COUNTER_CRDT_PG_VERSIONS=17 bash scripts/test.sh    # one version, quicker
+#
+# Ends with one line "N passed, N failed" (all suites together), after a
+# line naming the versions that ran, and exits non-zero if anything failed.  A step that breaks without reporting counts
 # (setup, a cluster that does not start, a test binary that crashes) counts
 # as one failure.
 #
@@ -28,6 +38,28 @@ source "$ROOT/scripts/pgcluster.sh"
 PASSED=0
 FAILED=0
 REPORT=()		# one line per suite, printed before the summary
+
+# Which PostgreSQL versions, and whether this run is one of them in its chroot.
+IN_CHROOT=${COUNTER_CRDT_IN_CHROOT:-}
+if [ -n "$IN_CHROOT" ]; then
+	PG_VERSIONS=$IN_CHROOT
+	PG_MAJOR=$IN_CHROOT
+	export PG_CONFIG=/usr/lib/postgresql/$PG_MAJOR/bin/pg_config
+else
+	PG_VERSIONS=${COUNTER_CRDT_PG_VERSIONS:-15 17 18}
+	PG_MAJOR=15		# Debian 12's, on this machine
+fi
+for v in $PG_VERSIONS; do
+	case "$v" in
+	15 | 17 | 18) ;;
+	*)
+		echo "test: COUNTER_CRDT_PG_VERSIONS: $v is not one of 15, 17, 18" >&2
+		exit 2
+		;;
+	esac
+done
+PG_HERE=0		# 1: steps 3, 4 and 6 run on this machine's PostgreSQL
+case " $PG_VERSIONS " in *" $PG_MAJOR "*) PG_HERE=1 ;; esac
 
 step() { echo; echo "=== $* ==="; }
 note() { REPORT+=("$1"); }
@@ -81,9 +113,12 @@ run_core() {	# make target, label
 	note "$(printf '%-12s %s passed, %s failed' "$2:" "$cp" "$cf")"
 }
 run_core core-test "core tests"
-run_core core-test-sanitize "core ASan"
+if [ -z "$IN_CHROOT" ]; then
+	run_core core-test-sanitize "core ASan"
+fi
 
 # --- 2b. a bounded libFuzzer run of every harness (about a minute) --------
+if [ -z "$IN_CHROOT" ]; then
 step "fuzzing (make fuzz-short)"
 rc=0
 make -C "$ROOT" --no-print-directory PG_CONFIG="$PG_CONFIG" fuzz-short 2>&1 |
@@ -97,6 +132,7 @@ fi
 PASSED=$((PASSED + fp))
 FAILED=$((FAILED + ff))
 note "$(printf '%-12s %s passed, %s failed (harnesses)' "fuzzing:" "$fp" "$ff")"
+fi
 
 # --- 3. pg_regress against a throwaway cluster ----------------------------
 # Sets rp and rf, the passed and failed tests of a pg_regress log (its
@@ -104,13 +140,14 @@ note "$(printf '%-12s %s passed, %s failed (harnesses)' "fuzzing:" "$fp" "$ff")"
 regress_counts() {	# log
 	local all some line a b
 	rp=0 rf=0
-	all=$(grep -E '^[[:space:]]*All [0-9]+ tests passed' "$1" | tail -n 1 || true)
-	some=$(grep -E '^[[:space:]]*[0-9]+ of [0-9]+ tests (failed|passed)' "$1" | tail -n 1 || true)
+	# PostgreSQL 16 and later print "# All 27 tests passed." and "ok 1 - x"
+	all=$(grep -E '^(# )?[[:space:]]*All [0-9]+ tests passed' "$1" | tail -n 1 || true)
+	some=$(grep -E '^(# )?[[:space:]]*[0-9]+ of [0-9]+ tests (failed|passed)' "$1" | tail -n 1 || true)
 	if [ -n "$all" ]; then
-		rp=$(sed -E 's/^[[:space:]]*All ([0-9]+) tests passed.*/\1/' <<<"$all")
+		rp=$(sed -E 's/^(# )?[[:space:]]*All ([0-9]+) tests passed.*/\2/' <<<"$all")
 	elif [ -n "$some" ]; then
 		# " 2 of 13 tests failed." (also "..., 1 of these failures ignored.")
-		line=$some
+		line=${some#\# }
 		read -r a _ b _ <<<"$line"
 		if grep -qE 'tests failed' <<<"$line"; then
 			rf=$a rp=$((b - a))
@@ -119,13 +156,13 @@ regress_counts() {	# log
 		fi
 	else
 		# No summary (pg_regress did not get that far): count the lines.
-		rp=$(grep -cE '\.\.\. ok' "$1" || true)
-		rf=$(grep -cE '\.\.\. FAILED|\.\.\. failed' "$1" || true)
+		rp=$(grep -cE '\.\.\. ok|^ok [0-9]+ ' "$1" || true)
+		rf=$(grep -cE '\.\.\. FAILED|\.\.\. failed|^not ok [0-9]+ ' "$1" || true)
 	fi
 }
 
-if [ "$SETUP_OK" -eq 1 ]; then
-	step "regression tests (make installcheck)"
+if [ "$SETUP_OK" -eq 1 ] && [ "$PG_HERE" -eq 1 ]; then
+	step "regression tests (make installcheck, PostgreSQL $PG_MAJOR)"
 	if pg_start "" ""; then
 		rc=0
 		PGHOST=$PGC_HOST PGPORT=$PGC_PORT PGUSER=postgres PGDATABASE=postgres \
@@ -199,7 +236,7 @@ fi
 shopt -s nullglob
 tap_files=("$ROOT"/test/t/*.pl)
 shopt -u nullglob
-if [ "${#tap_files[@]}" -gt 0 ] && [ "$SETUP_OK" -eq 1 ]; then
+if [ "${#tap_files[@]}" -gt 0 ] && [ "$SETUP_OK" -eq 1 ] && [ "$PG_HERE" -eq 1 ]; then
 	step "TAP tests (prove test/t/*.pl)"
 	# --pgxs is .../lib/pgxs/src/makefiles/pgxs.mk; PGXS_DIR is .../lib/pgxs
 	PGXS_DIR=$(cd "$(dirname "$("$PG_CONFIG" --pgxs)")/../.." && pwd)
@@ -217,6 +254,8 @@ if [ "${#tap_files[@]}" -gt 0 ] && [ "$SETUP_OK" -eq 1 ]; then
 		env -u PGHOST -u PGPORT -u PGUSER -u PGDATABASE -u PGDATA
 		HOME="$TAPDIR"
 		TESTDIR="$TAPDIR/test"
+		TESTDATADIR="$TAPDIR/test/tmp_check"
+		TESTLOGDIR="$TAPDIR/test/tmp_check/log"
 		COUNTER_CRDT_README="$TAPDIR/README.md"
 		PATH="$BINDIR:$PATH"
 		PGPORT="65432"
@@ -262,6 +301,7 @@ if [ "${#tap_files[@]}" -gt 0 ] && [ "$SETUP_OK" -eq 1 ]; then
 fi
 
 # --- 5. PGXN metadata (META.json) -----------------------------------------
+if [ -z "$IN_CHROOT" ]; then
 step "PGXN metadata (perl test/meta_check.pl)"
 rc=0
 perl "$ROOT/test/meta_check.pl" "$ROOT" 2>&1 | tee "$WORK/meta.log" || rc=$?
@@ -276,6 +316,7 @@ fi
 PASSED=$((PASSED + mp))
 FAILED=$((FAILED + mf))
 note "$(printf '%-12s %s passed, %s failed' "META.json:" "$mp" "$mf")"
+fi
 
 # --- 6. the Debian package, built, installed and tested -------------------
 # dpkg-buildpackage builds postgresql-15-counter-crdt from a clean copy of the
@@ -288,8 +329,8 @@ note "$(printf '%-12s %s passed, %s failed' "META.json:" "$mp" "$mf")"
 # "make install" had put there are put back.  The build skips its own
 # build-time test (nocheck): this step runs the same suite on the installed
 # package instead.  Counts: the five steps and the regression tests.
-SYS_PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config
-DEB_PKG=postgresql-15-counter-crdt
+SYS_PG_CONFIG=/usr/lib/postgresql/$PG_MAJOR/bin/pg_config
+DEB_PKG=postgresql-$PG_MAJOR-counter-crdt
 pkg_installed() { dpkg-query -W -f='${Status}' "$DEB_PKG" 2>/dev/null | grep -q 'install ok installed'; }
 # The extension's files in the system PostgreSQL, one a line.
 ext_files() {
@@ -316,7 +357,9 @@ pkg_restore() {
 	fi
 }
 
-if [ "$SETUP_OK" -eq 1 ] && [ "$(id -u)" -ne 0 ]; then
+if [ "$PG_HERE" -eq 0 ]; then
+	:
+elif [ "$SETUP_OK" -eq 1 ] && [ "$(id -u)" -ne 0 ]; then
 	note "package:     not run (installing a .deb needs root)"
 elif [ "$SETUP_OK" -eq 1 ]; then
 	step "Debian package (dpkg-buildpackage, apt-get install, pg_regress)"
@@ -334,6 +377,12 @@ elif [ "$SETUP_OK" -eq 1 ]; then
 	mkdir "$DEBDIR/src"
 	rc=0
 	copy_tree "$DEBDIR/src" "$SYS_PG_CONFIG" || rc=$?
+	# debian/control names a binary package per version of debian/pgversions
+	# that this system supports (Debian's way: pg_buildext updatecontrol).
+	if [ "$rc" -eq 0 ]; then
+		(cd "$DEBDIR/src" && pg_buildext updatecontrol) >"$WORK/deb-control.log" 2>&1 ||
+			{ rc=$?; cat "$WORK/deb-control.log"; }
+	fi
 	if [ "$rc" -eq 0 ]; then
 		(cd "$DEBDIR/src" && DEB_BUILD_OPTIONS=nocheck dpkg-buildpackage -b -us -uc -Pnocheck) \
 			</dev/null >"$WORK/deb-build.log" 2>&1 || rc=$?
@@ -413,11 +462,68 @@ elif [ "$SETUP_OK" -eq 1 ]; then
 		"package:" "$((kp + rp))" "$((kf + rf))" "$((kp + kf))" "$rp" "$rf" "$((SECONDS - pkg_t0))")"
 fi
 
+# --- 7. PostgreSQL 17 and 18, each in its chroot ----------------------------
+# This script again, inside the chroot of scripts/pgchroot.sh, on a clean
+# copy of the tree: its summary lines join this one's.
+run_in_chroot() {	# version
+	local ver=$1 dir rc=0 t0=$SECONDS line cp=0 cf=0
+	step "PostgreSQL $ver, in a Debian $(pgchroot_suite "$ver") chroot"
+	if ! pgchroot_ensure "$ver" 2>&1 | tee "$WORK/chroot-$ver.log"; then
+		FAILED=$((FAILED + 1))
+		note "PostgreSQL $ver: FAILED (its chroot could not be made; see above)"
+		return
+	fi
+	dir=$(pgchroot_dir "$ver")
+	rm -rf --one-file-system "$dir/build"
+	mkdir -p "$dir/build/counter_crdt"
+	copy_tree "$dir/build/counter_crdt" "$PG_CONFIG" || rc=$?
+	if [ "$rc" -eq 0 ]; then
+		pgc_at_exit "pgchroot_umount $ver >/dev/null 2>&1 || true"
+		pgchroot_run --cwd /build/counter_crdt --env COUNTER_CRDT_IN_CHROOT="$ver" \
+			--env CI="${CI:-}" --env PROVE_FLAGS="${PROVE_FLAGS:-}" "$ver" -- \
+			bash scripts/test.sh </dev/null 2>&1 | tee "$WORK/pg$ver.log" || rc=$?
+	fi
+	line=$(sed -nE 's/^([0-9]+) passed, ([0-9]+) failed$/\1 \2/p' "$WORK/pg$ver.log" | tail -n 1)
+	if [ -n "$line" ]; then
+		read -r cp cf <<<"$line"
+	fi
+	if [ "$rc" -ne 0 ] && [ "$cf" -eq 0 ]; then
+		cf=1
+	fi
+	PASSED=$((PASSED + cp))
+	FAILED=$((FAILED + cf))
+	# its per-suite lines, under a heading
+	note "PostgreSQL $ver (Debian $(pgchroot_suite "$ver") chroot, $((SECONDS - t0)) s):"
+	while IFS= read -r line; do
+		note "  $line"
+	done < <(sed -n '/^=== summary ===$/,$p' "$WORK/pg$ver.log" |
+		sed -e '1d' -e '$d' | grep -v '^versions:' || true)
+	rm -rf --one-file-system "$dir/build"
+}
+
+if [ -z "$IN_CHROOT" ]; then
+	for v in $PG_VERSIONS; do
+		[ "$v" = "$PG_MAJOR" ] && continue
+		if [ "$(id -u)" -ne 0 ]; then
+			FAILED=$((FAILED + 1))
+			note "PostgreSQL $v: FAILED (its chroot needs root)"
+			continue
+		fi
+		# shellcheck source=scripts/pgchroot.sh
+		source "$ROOT/scripts/pgchroot.sh"
+		run_in_chroot "$v"
+	done
+fi
+
 # --- summary -------------------------------------------------------------
 step "summary"
+if [ -z "$IN_CHROOT" ]; then
+	REPORT=("here (Debian $(cat /etc/debian_version 2>/dev/null || echo '?')$( [ "$PG_HERE" -eq 1 ] && echo ", PostgreSQL $PG_MAJOR")):" "${REPORT[@]}")
+fi
 for r in "${REPORT[@]}"; do
 	echo "$r"
 done
+echo "versions: PostgreSQL ${PG_VERSIONS// /, }"
 echo "$PASSED passed, $FAILED failed"
 if [ "$FAILED" -ne 0 ] || [ "$PASSED" -eq 0 ]; then
 	exit 1

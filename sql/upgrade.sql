@@ -1,6 +1,8 @@
 --
 -- Upgrades: 1.0 updated to the default version gives the objects of a fresh install,
--- and stored values read the same before and after.
+-- and stored values read the same before and after.  PostgreSQL 17 and
+-- later also record an extension's array types and its tables' row types
+-- as its members (expected/upgrade_1.out).
 --
 SET client_min_messages = warning;
 DROP EXTENSION IF EXISTS counter_crdt CASCADE;

@@ -12,8 +12,11 @@
 #   are counter_crdt.control's default_version and the Makefile's EXTVERSION
 #   (1.2 there is 1.2.0 in SemVer), and the upstream part of the version
 #   in debian/changelog is the same;
-# - the PostgreSQL range of prereqs admits exactly the major versions that
-#   debian/pgversions builds and tests (checked for majors 10 to 30);
+# - x_postgresql_tested lists the major versions that debian/pgversions
+#   builds and scripts/test.sh tests; the PostgreSQL range of prereqs admits
+#   exactly those and the ones of x_postgresql_untested (majors between
+#   tested ones that should build but have no server to test on), all of
+#   their minors (checked for majors 10 to 30);
 # - the files it names exist.
 # Then it checks itself: copies of META.json with one slip each (a version
 # off by one, a required key dropped, a wider PostgreSQL range, ...) must
@@ -226,10 +229,19 @@ sub check_meta
 		my $parsed = !grep { !defined range_admits($range, "$_.0.0") } 10 .. 30;
 		# every minor of an admitted major, too ("15.20.0")
 		my @partial = grep { !range_admits($range, "$_.99.0") } @admitted;
-		$add->("the PostgreSQL range admits exactly the tested majors (@{$tree{pg_majors}})",
-			($parsed && "@admitted" eq "@{$tree{pg_majors}}" && !@partial) ? undef
-			: "'$range' admits majors (@admitted)" . (@partial ? ", not all minors of @partial" : ''));
+		my $untested = ref $m->{x_postgresql_untested} eq 'ARRAY' ? $m->{x_postgresql_untested} : [];
+		my %tested = map { $_ => 1 } @{ $tree{pg_majors} };
+		my @both = grep { $tested{$_} } @$untested;
+		my @want = sort { $a <=> $b } @{ $tree{pg_majors} }, @$untested;
+		$add->("the PostgreSQL range admits exactly the tested majors (@{$tree{pg_majors}}) and the untested ones (@$untested)",
+			($parsed && "@admitted" eq "@want" && !@partial && !@both) ? undef
+			: "'$range' admits majors (@admitted)" . (@partial ? ", not all minors of @partial" : '')
+			  . (@both ? ", and @both are said to be tested and untested" : ''));
 	}
+	my $tested = $m->{x_postgresql_tested};
+	$add->("x_postgresql_tested is debian/pgversions (@{$tree{pg_majors}})",
+		(ref $tested eq 'ARRAY' && join(' ', sort { $a <=> $b } @$tested) eq "@{$tree{pg_majors}}") ? undef
+		: 'x_postgresql_tested ' . JSON::PP->new->canonical->allow_nonref->encode($tested));
 
 	my $res = $m->{resources};
 	my @bad_res = ref $res eq 'HASH'
@@ -267,6 +279,9 @@ my @slips = (
 	[ 'a license the spec does not name', 'license is one', sub { $_[0]{license} = 'GPL' } ],
 	[ 'PostgreSQL range wider than tested', 'the PostgreSQL range admits', sub { $_[0]{prereqs}{runtime}{requires}{PostgreSQL} = '>= 13.0.0, < 18.0.0' } ],
 	[ 'PostgreSQL range of one minor', 'the PostgreSQL range admits', sub { $_[0]{prereqs}{runtime}{requires}{PostgreSQL} = '== 15.0.0' } ],
+	[ 'an untested major dropped from the list', 'the PostgreSQL range admits', sub { $_[0]{x_postgresql_untested} = [] } ],
+	[ 'a tested major also called untested', 'the PostgreSQL range admits', sub { push @{ $_[0]{x_postgresql_untested} }, '17' } ],
+	[ 'a tested major missing', 'x_postgresql_tested is', sub { pop @{ $_[0]{x_postgresql_tested} } } ],
 	[ 'a misspelled top-level key', 'no top-level key outside', sub { $_[0]{licence} = delete $_[0]{license}; $_[0]{license} = 'unknown' } ],
 	[ 'a file that is not there', 'the files provides names exist', sub { $_[0]{provides}{ $tree{extension} }{file} = 'counter_crdt--9.9.sql' } ],
 );
