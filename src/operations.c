@@ -13,7 +13,10 @@
  * ALTER TABLE ... ENABLE TRIGGER ALL (which pg_restore --disable-triggers
  * runs) turns the merge trigger into an ordinary one; from then on applied
  * rows overwrite local increments.  The set-up function repairs that, and
- * the health check finds it.
+ * the health check finds it.  Since 1.4 the same goes for the two guards of
+ * counter_crdt_local_guard() (key changes and TRUNCATE refused, for local
+ * statements), the truncate guard on every partition too; and health
+ * reports publications that publish TRUNCATE of a counter table.
  */
 #include "counter_crdt.h"
 

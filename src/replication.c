@@ -37,7 +37,15 @@
  * (SPEC 7.2): an applied shard of that id newer than the local one means
  * that another server writes under the same id, or that this server went
  * back in time.  It warns and records the event in
- * counter_crdt_writer_conflicts.
+ * counter_crdt_writer_conflicts, as it does for an applied shard whose
+ * clock is 2^62 or more (written by hand).  It merges and records only in
+ * replication apply; fired otherwise, it lets a local write through.
+ *
+ * The third function, counter_crdt_local_guard(), refuses what a server must
+ * not do locally to such a table: change a key (every subscriber's apply
+ * would stop on it; on a partitioned table the row would move by a delete)
+ * and TRUNCATE (this server's shards would start again below the clocks the
+ * others hold).
  */
 #include "counter_crdt.h"
 
