@@ -263,6 +263,15 @@ sub check_idle
 			       ELSE '' END});
 		is($writes, '',
 			"$label: " . $nodes[$i]->name . " wrote no row in 3s of idleness ($bytes bytes of WAL)");
+		# what the WAL of the window held, for the log
+		note("$label: WAL of " . $nodes[$i]->name . " while idle: "
+			  . $nodes[$i]->safe_psql('postgres', qq{
+				SELECT coalesce(string_agg(r, '; '), 'nothing') FROM (
+				  SELECT resource_manager || ' ' || record_type || ' x' || count(*)
+				         || ' (' || sum(record_length) || ' bytes, ' || sum(fpi_length) || ' of page images)' AS r
+				    FROM pg_get_wal_records_info('$l0[$i]', greatest('$l0[$i]'::pg_lsn, pg_current_wal_flush_lsn()))
+				   GROUP BY resource_manager, record_type ORDER BY 1) s}))
+		  if $bytes > 0;
 		is($self->query($nodes[$i], $self->{digest_q}), $d0[$i],
 			"$label: state on " . $nodes[$i]->name . " unchanged while idle");
 	}
