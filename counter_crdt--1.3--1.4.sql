@@ -25,13 +25,29 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_local_guard() IS
 COMMENT ON FUNCTION @extschema@.counter_crdt_enable_replica_merge(regclass) IS
 'sets a table up for multi-server replication (merge on apply, local deletes as tombstones, key changes and TRUNCATE refused) after checking that it can be merged; idempotent, and the repair of triggers that ENABLE TRIGGER ALL or ALTER TABLE changed';
 
--- The own-id conflicts describe this server's writer id: they must not reach
--- the other servers.  An unlogged table is in no publication, FOR ALL TABLES
--- included (and needs no replica identity for DELETE there); a crash, not a
--- clean restart, empties it, and a standby has none.  The extension's owner
--- (a database owner who created the trusted extension, whose objects the
--- bootstrap superuser owns) reads it whole and clears it.
-ALTER TABLE @extschema@.counter_crdt_writer_conflicts SET UNLOGGED;
+-- The own-id conflicts describe this server's writer id: they must not be
+-- applied on other servers.  The table stays durable (section 7.2 of the
+-- contract); a FOR ALL TABLES publication (or a pglogical replication set of
+-- all tables) holds it, so its DELETE needs a replica identity, and the rows
+-- it sends are dropped where they are applied by a REPLICA trigger.  The
+-- extension's owner (a database owner who created the trusted extension,
+-- whose objects the bootstrap superuser owns) reads it whole and clears it.
+ALTER TABLE @extschema@.counter_crdt_writer_conflicts REPLICA IDENTITY FULL;
+
+CREATE FUNCTION @extschema@.counter_crdt_local_rows_only()
+RETURNS trigger
+AS 'MODULE_PATHNAME', 'counter_crdt_local_rows_only'
+LANGUAGE C;
+
+COMMENT ON FUNCTION @extschema@.counter_crdt_local_rows_only() IS
+'trigger of counter_crdt_writer_conflicts: rows that replication applies (another server''s records) are dropped';
+
+CREATE TRIGGER counter_crdt_local_rows_only
+  BEFORE INSERT OR UPDATE OR DELETE ON @extschema@.counter_crdt_writer_conflicts
+  FOR EACH ROW EXECUTE FUNCTION @extschema@.counter_crdt_local_rows_only();
+ALTER TABLE @extschema@.counter_crdt_writer_conflicts
+  ENABLE REPLICA TRIGGER counter_crdt_local_rows_only;
+
 DO $$
 BEGIN
 	EXECUTE pg_catalog.format('GRANT SELECT, DELETE ON TABLE %s TO %s',
@@ -42,7 +58,7 @@ END
 $$;
 
 COMMENT ON TABLE @extschema@.counter_crdt_writer_conflicts IS
-'replicated rows that held a newer shard of this server''s own writer id than the local row (another server writes under the same id, or this server went back in time); written only by replication apply, unlogged, cleared by the extension''s owner';
+'replicated rows that held a newer shard of this server''s own writer id than the local row (another server writes under the same id, or this server went back in time); written only by replication apply, never applied from another server, cleared by the extension''s owner';
 
 -- What every role may read of the conflicts, as counter_crdt_health()
 -- reports them: when, in which table and column, under which writer id, and

@@ -24,10 +24,10 @@ RESET ROLE;
 SELECT extowner::regrole, extversion FROM pg_extension WHERE extname = 'counter_crdt';
 
 --
--- The conflict log: written only by replication apply, unlogged (so in no
--- publication), read and cleared by the extension's owner.
+-- The conflict log: written only by replication apply, durable, never
+-- applied from another server, read and cleared by the extension's owner.
 --
-SELECT relpersistence FROM pg_class WHERE oid = 'counter_crdt_writer_conflicts'::regclass;
+SELECT relpersistence, relreplident FROM pg_class WHERE oid = 'counter_crdt_writer_conflicts'::regclass;
 SET counter_crdt.node_id = '00000000-0000-4000-8000-0000000000aa';
 -- A role with its own table and the merge trigger as an ordinary trigger
 -- (it fires for its local writes) cannot make a record: outside apply the
@@ -54,12 +54,23 @@ SET session_replication_role = replica;
 UPDATE g_forge SET c = '{00000000-0000-4000-8000-0000000000aa:12:12}' WHERE k = 1;
 RESET session_replication_role;
 -- ... and the extension's owner reads the whole record and clears it, also
--- while a FOR ALL TABLES publication exists (which does not contain it).
+-- while a FOR ALL TABLES publication holds the table (its replica identity
+-- is the whole row).
 SET client_min_messages = error;  -- no wal_level warning
 CREATE PUBLICATION g_all FOR ALL TABLES WITH (publish = 'insert, update, delete');
 RESET client_min_messages;
 SELECT count(*) AS published FROM pg_publication_tables
  WHERE pubname = 'g_all' AND tablename = 'counter_crdt_writer_conflicts';
+-- Such a publication sends the records to the other servers, where they
+-- would name this server's id as theirs: applied (replica role), a record
+-- is dropped; a delete or update applied there changes nothing.
+SET session_replication_role = replica;
+INSERT INTO counter_crdt_writer_conflicts
+  SELECT now(), 'g_forge'::regclass, '(k)=(9)', 'c', '00000000-0000-4000-8000-0000000000cc', 1, 1, 2, 2;
+UPDATE counter_crdt_writer_conflicts SET local_clock = 0;
+DELETE FROM counter_crdt_writer_conflicts;
+RESET session_replication_role;
+SELECT key, writer_id, local_clock FROM counter_crdt_writer_conflicts;
 SET ROLE regress_glue_owner;
 SELECT table_name, key, column_name, local_clock, incoming_clock FROM counter_crdt_writer_conflicts;
 DELETE FROM counter_crdt_writer_conflicts;

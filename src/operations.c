@@ -22,7 +22,6 @@
 
 #include "access/relation.h"
 #include "access/table.h"
-#include "access/xlog.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_inherits.h"
@@ -557,9 +556,6 @@ cc_health_conflicts(CcHealth *h, const CcExtension *ext)
 	Oid			logid;
 	bool		summary;
 
-	/* An unlogged table (1.4) cannot be read in recovery; a standby has none */
-	if (RecoveryInProgress())
-		return;
 	/*
 	 * Own-id conflicts, then shards whose clock nears its end: from the view
 	 * that every role may read (1.4), else from the table (own-id only).

@@ -79,6 +79,7 @@
 PG_FUNCTION_INFO_V1(counter_crdt_replica_merge);
 PG_FUNCTION_INFO_V1(counter_crdt_delete_as_tombstone);
 PG_FUNCTION_INFO_V1(counter_crdt_local_guard);
+PG_FUNCTION_INFO_V1(counter_crdt_local_rows_only);
 
 /*
  * The INSERT ... ON CONFLICT that the merge trigger runs in place of an
@@ -941,4 +942,27 @@ counter_crdt_local_guard(PG_FUNCTION_ARGS)
 					 errhint("To move a count, add it to the new key's counter (c + n) and DELETE the old row, which becomes a tombstone.")));
 	}
 	return PointerGetDatum(td->tg_newtuple);
+}
+
+/*
+ * counter_crdt_local_rows_only(): the REPLICA trigger of the conflicts
+ * table.  A publication of all tables sends its rows to the other servers,
+ * where they would describe this server's writer id as theirs: applied
+ * there, they are dropped.  Outside apply rows pass (the merge trigger
+ * inserts its records below triggers anyway).
+ */
+Datum
+counter_crdt_local_rows_only(PG_FUNCTION_ARGS)
+{
+	TriggerData *td = (TriggerData *) fcinfo->context;
+
+	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_BEFORE(td->tg_event) ||
+		!TRIGGER_FIRED_FOR_ROW(td->tg_event))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("counter_crdt_local_rows_only() must be a BEFORE trigger FOR EACH ROW")));
+	if (cc_in_apply())
+		return PointerGetDatum(NULL);
+	return PointerGetDatum(TRIGGER_FIRED_BY_UPDATE(td->tg_event) ?
+						   td->tg_newtuple : td->tg_trigtuple);
 }
