@@ -163,6 +163,7 @@ extern List *cc_table_check(Relation rel, Oid counter_type, CcTableInfo *info);
 extern void cc_table_check_or_error(Relation rel, Oid counter_type,
 									CcTableInfo *info);
 extern Oid	cc_counter_type(Oid nsp);
+extern char *cc_key_columns(Relation rel, const Bitmapset *pkey);
 extern Oid	cc_conflicts_relid(void);
 extern Oid	cc_conflict_summary_relid(void);
 

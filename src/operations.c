@@ -161,9 +161,12 @@ cc_run(const char *sql)
 		elog(ERROR, "counter_crdt: \"%s\" failed: %s", sql, SPI_result_code_string(rc));
 }
 
-/* The truncate guard of one table: the commands that make it fire locally. */
+/*
+ * The truncate guard of one table: the commands that make it fire locally.
+ * fn is counter_crdt_local_guard, qualified.
+ */
 static List *
-cc_truncate_guard_commands(Relation rel, const CcExtension *ext, const CcTriggers *trg,
+cc_truncate_guard_commands(Relation rel, const char *fn, const CcTriggers *trg,
 						   List *cmds)
 {
 	char	   *relname = quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
@@ -172,9 +175,7 @@ cc_truncate_guard_commands(Relation rel, const CcExtension *ext, const CcTrigger
 	if (trg->truncate_guard == NULL)
 		cmds = lappend(cmds,
 					   psprintf("CREATE TRIGGER counter_crdt_truncate_guard BEFORE TRUNCATE ON %s"
-								" FOR EACH STATEMENT EXECUTE FUNCTION %s()", relname,
-								quote_qualified_identifier(get_namespace_name(ext->nsp),
-														   "counter_crdt_local_guard")));
+								" FOR EACH STATEMENT EXECUTE FUNCTION %s()", relname, fn));
 	else if (!cc_fires_locally(trg->truncate_guard))
 		cmds = lappend(cmds, psprintf("ALTER TABLE %s ENABLE TRIGGER %s", relname,
 									  quote_identifier(trg->truncate_guard->tgname)));
@@ -201,34 +202,19 @@ cc_guard_commands(Relation rel, const CcExtension *ext, const CcTableInfo *info,
 
 	if (trg->key_guard == NULL || !cc_guard_covers_key(trg->key_guard, info->pkey))
 	{
-		StringInfoData cols;
-		TupleDesc	desc = RelationGetDescr(rel);
-		bool		first = true;
-
 		if (trg->key_guard != NULL)
 			cmds = lappend(cmds, psprintf("DROP TRIGGER %s ON %s",
 										  quote_identifier(trg->key_guard->tgname), relname));
-		initStringInfo(&cols);
-		for (int i = 0; i < desc->natts; i++)
-		{
-			Form_pg_attribute att = TupleDescAttr(desc, i);
-
-			if (att->attisdropped ||
-				!bms_is_member(att->attnum - FirstLowInvalidHeapAttributeNumber, info->pkey))
-				continue;
-			appendStringInfo(&cols, "%s%s", first ? "" : ", ",
-							 quote_identifier(NameStr(att->attname)));
-			first = false;
-		}
 		cmds = lappend(cmds,
 					   psprintf("CREATE TRIGGER counter_crdt_key_guard BEFORE UPDATE OF %s ON %s"
-								" FOR EACH ROW EXECUTE FUNCTION %s()", cols.data, relname, fn));
+								" FOR EACH ROW EXECUTE FUNCTION %s()",
+								cc_key_columns(rel, info->pkey), relname, fn));
 	}
 	else if (!cc_fires_locally(trg->key_guard))
 		cmds = lappend(cmds, psprintf("ALTER TABLE %s ENABLE TRIGGER %s", relname,
 									  quote_identifier(trg->key_guard->tgname)));
 
-	cmds = cc_truncate_guard_commands(rel, ext, trg, cmds);
+	cmds = cc_truncate_guard_commands(rel, fn, trg, cmds);
 	if (rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)
 	{
 		List	   *parts = find_all_inheritors(RelationGetRelid(rel), ShareRowExclusiveLock, NULL);
@@ -244,7 +230,7 @@ cc_guard_commands(Relation rel, const CcExtension *ext, const CcTableInfo *info,
 				continue;
 			prel = table_open(part, NoLock);
 			cc_find_triggers(prel, ext, &ptrg);
-			cmds = cc_truncate_guard_commands(prel, ext, &ptrg, cmds);
+			cmds = cc_truncate_guard_commands(prel, fn, &ptrg, cmds);
 			table_close(prel, NoLock);
 		}
 	}

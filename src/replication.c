@@ -228,6 +228,27 @@ cc_counter_type(Oid nsp)
 	return counter_type;
 }
 
+/* The columns of a primary key, quoted and comma-separated, in table order. */
+char *
+cc_key_columns(Relation rel, const Bitmapset *pkey)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	StringInfoData cols;
+
+	initStringInfo(&cols);
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		if (att->attisdropped ||
+			!bms_is_member(att->attnum - FirstLowInvalidHeapAttributeNumber, pkey))
+			continue;
+		appendStringInfo(&cols, "%s%s", cols.len > 0 ? ", " : "",
+						 quote_identifier(NameStr(att->attname)));
+	}
+	return cols.data;
+}
+
 /* The primary key of a row as "(a, b)=(1, x)", as unique violations show it. */
 static char *
 cc_key_text(Relation rel, const CcTableInfo *info, HeapTuple tup)
@@ -633,20 +654,8 @@ cc_merge_insert(TriggerData *td, const CcTableInfo *info, Oid nsp)
 	appendStringInfoString(&sql, ") OVERRIDING SYSTEM VALUE VALUES (");
 	for (int k = 0; k < nargs; k++)
 		appendStringInfo(&sql, "%s$%d", k > 0 ? ", " : "", k + 1);
-	appendStringInfoString(&sql, ") ON CONFLICT (");
-	first = true;
-	for (int i = 0; i < desc->natts; i++)
-	{
-		Form_pg_attribute att = TupleDescAttr(desc, i);
-
-		if (att->attisdropped ||
-			!bms_is_member(att->attnum - FirstLowInvalidHeapAttributeNumber, info->pkey))
-			continue;
-		appendStringInfo(&sql, "%s%s", first ? "" : ", ",
-						 quote_identifier(NameStr(att->attname)));
-		first = false;
-	}
-	appendStringInfoString(&sql, ") DO UPDATE SET ");
+	appendStringInfo(&sql, ") ON CONFLICT (%s) DO UPDATE SET ",
+					 cc_key_columns(rel, info->pkey));
 	first = true;
 	for (int i = 0; i < desc->natts; i++)
 	{
