@@ -436,6 +436,49 @@ cc_health_truncate_published(CcHealth *h, Relation rel, const char *object)
 				  psprintf("ALTER PUBLICATION ... SET (publish = 'insert, update, delete') for %s.", pubs));
 }
 
+#if PG_VERSION_NUM >= 160000
+/*
+ * Subscriptions with origin = none that bring the table to a server that
+ * receives it from two or more subscriptions: each publisher then sends only
+ * its own changes, and its first write of a row that it received from a third
+ * server is an UPDATE, which this server skips while it lacks the row.  With
+ * one subscription (two servers) nothing is missing.
+ */
+static void
+cc_health_origin_none(CcHealth *h, Relation rel, const char *object)
+{
+	Oid			argtypes[1] = {OIDOID};
+	Datum		args[1];
+	char	   *subs;
+	char	   *count;
+
+	args[0] = ObjectIdGetDatum(RelationGetRelid(rel));
+	if (SPI_execute_with_args("SELECT pg_catalog.string_agg(s.subname::pg_catalog.text, ', ' ORDER BY s.subname)"
+							  "         FILTER (WHERE s.suborigin = 'none'),"
+							  "       pg_catalog.count(*)"
+							  "  FROM pg_catalog.pg_subscription s"
+							  "  JOIN pg_catalog.pg_database d ON d.oid = s.subdbid"
+							  " WHERE d.datname = pg_catalog.current_database()"
+							  "   AND EXISTS (SELECT FROM pg_catalog.pg_subscription_rel r"
+							  "                WHERE r.srsubid = s.oid"
+							  "                  AND r.srrelid = $1)",
+							  1, argtypes, args, NULL, true, 0) != SPI_OK_SELECT ||
+		SPI_processed != 1)
+		elog(ERROR, "counter_crdt_health: reading the subscriptions failed");
+	subs = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+	count = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2);
+	if (subs == NULL || strcmp(count, "1") == 0)
+		return;
+	cc_health_row(h, "subscription_origin_none", object,
+				  psprintf("Table %s comes to this server by %s subscriptions, and %s %s origin = none: "
+						   "a publisher then sends only the changes made on it, and an increment it makes to a row that it received from a third server "
+						   "is skipped here (an UPDATE of a row that has not arrived yet) and lost on this server.",
+						   object, count, subs, strchr(subs, ',') ? "have" : "has"),
+				  psprintf("ALTER SUBSCRIPTION ... SET (origin = any) for %s; then compare the table with the other servers' copies and repair the rows that differ (counter_crdt_digest_agg, counter_crdt_difference).",
+						   subs));
+}
+#endif
+
 /* The checks of one table in a publication or a subscription. */
 static void
 cc_health_table(CcHealth *h, const CcExtension *ext, Oid relid)
@@ -492,6 +535,9 @@ cc_health_table(CcHealth *h, const CcExtension *ext, Oid relid)
 	if (OidIsValid(ext->guard_fn))
 		cc_health_guards(h, ext, rel, object, &info, &trg);
 	cc_health_truncate_published(h, rel, object);
+#if PG_VERSION_NUM >= 160000
+	cc_health_origin_none(h, rel, object);
+#endif
 	relation_close(rel, AccessShareLock);
 }
 
