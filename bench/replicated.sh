@@ -36,8 +36,10 @@
 #    bw to the counter that of the counter's text input and its merge
 #    trigger.
 # 2. Mesh lag.  Servers a, b, c in the full mesh (every server subscribes to
-#    the other two; PostgreSQL 15 has no origin filter, so every applied
-#    change is decoded again and sent on: the echo).  Table m (k int primary
+#    the other two; without an origin filter, as on PostgreSQL 15 or with
+#    REPL_ORIGIN=any, every applied change is decoded again and sent on: the
+#    echo; with REPL_ORIGIN=none a walsender sends only the changes made on
+#    its own server).  Table m (k int primary
 #    key, c counter_crdt) of 1,000 rows, merge trigger on all three, counters
 #    holding the three servers' shards.  At each of two rates every server
 #    takes increments at that fixed rate (pgbench -R) for REPL_MESH_SECONDS;
@@ -49,14 +51,34 @@
 #    what a mesh without echo would send), applies that changed nothing (the
 #    echo: the merge trigger finds the change already there and skips the
 #    row), and the CPU time of walsenders and apply workers.
+#    Then idle WAL: with the mesh converged, a CHECKPOINT on each server (so
+#    that no timed one falls in the window) and 2 s to settle, the WAL bytes
+#    each server writes in REPL_IDLE_SECONDS of no load (pg_current_wal_lsn
+#    before and after).
 #
 # Servers: fsync = off, synchronous_commit = off, autovacuum = off (VACUUM
 # before every round instead), wal_retrieve_retry_interval = 100ms (the
-# launcher of PostgreSQL 15 starts no apply worker sooner than that after the
-# last one; at the default 5 s the start, not the apply, would be timed).
+# launcher starts no apply worker sooner than that after the last one; at the
+# default 5 s the start, not the apply, would be timed).  Initdb's defaults
+# otherwise: on PostgreSQL 18 that means data checksums on (and so hint-bit
+# full-page images in the WAL), which the header of the table states.
+#
+# Versions: PostgreSQL 15 and later (pg_stat_replication_slots and
+# pg_stat_force_next_flush() are 15's); REPL_ORIGIN=none needs 16.  It runs
+# in the chroots of scripts/pgchroot.sh as well (mawk, no bc needed), e.g.
+#   bash scripts/pgchroot.sh run --cwd /build/counter_crdt \
+#       --env PG_CONFIG=/usr/lib/postgresql/17/bin/pg_config 17 -- bash bench/replicated.sh
 #
 # Knobs: REPL_BACKLOG [100000], REPL_ROUNDS [3], REPL_RATES ["100 400"]
-# (increments per second per server), REPL_MESH_SECONDS [20]; REPL_PERF_DIR
+# (increments per second per server), REPL_MESH_SECONDS [20];
+# REPL_ORIGIN [any]: any or none, the origin option of the mesh's
+# subscriptions (section 2 only; none is refused before PostgreSQL 16, and
+# it is a measurement, not a recommendation: with origin = none a server's
+# first write of a row it got from a peer reaches a third server as an
+# UPDATE, which that server skips if the row has not reached it yet, so a
+# mesh of 3+ servers can lose increments; the mesh here inserts every row
+# on all three servers beforehand, so it loses none);
+# REPL_IDLE_SECONDS [10]: the idle-WAL window (0: no idle-WAL figure); REPL_PERF_DIR
 # [unset]: a directory where perf record writes a profile of the apply worker
 # of each side's last round (apply_b.data, apply_c.data, apply_cbin.data).
 # REPL_CALLGRIND=1: instead of the timed rounds and the mesh, count the
@@ -69,15 +91,30 @@ N=${REPL_BACKLOG:-100000}
 ROUNDS=${REPL_ROUNDS:-3}
 RATES=${REPL_RATES:-"100 400"}
 MESH_SECONDS=${REPL_MESH_SECONDS:-20}
+ORIGIN=${REPL_ORIGIN:-any}
+IDLE_SECONDS=${REPL_IDLE_SECONDS:-10}
 # shellcheck source=scripts/pgcluster.sh
 source "$ROOT/scripts/pgcluster.sh"
 PG_CONFIG=$(pgc_pg_config)
 export PG_CONFIG
 BIN=$("$PG_CONFIG" --bindir)
+# the major version of the binaries ("PostgreSQL 17.6 (Debian ...)" -> 17)
+PG_MAJOR=$("$PG_CONFIG" --version | sed -n 's/^PostgreSQL \([0-9][0-9]*\).*/\1/p')
 
 for v in N ROUNDS MESH_SECONDS; do
 	[[ ${!v} =~ ^[1-9][0-9]*$ ]] || { echo "replicated: $v must be a positive integer" >&2; exit 2; }
 done
+[[ $IDLE_SECONDS =~ ^[0-9]+$ ]] || { echo "replicated: REPL_IDLE_SECONDS must be a non-negative integer" >&2; exit 2; }
+case $ORIGIN in
+	any) ;;
+	none)
+		[[ $PG_MAJOR =~ ^[0-9]+$ ]] || { echo "replicated: cannot tell the version of $PG_CONFIG" >&2; exit 2; }
+		[ "$PG_MAJOR" -ge 16 ] || {
+			echo "replicated: REPL_ORIGIN=none needs PostgreSQL 16 or later (the subscription option origin); $PG_CONFIG is $PG_MAJOR" >&2
+			exit 2
+		} ;;
+	*) echo "replicated: REPL_ORIGIN must be any or none" >&2; exit 2 ;;
+esac
 
 BENCH_TAG=replicated
 # shellcheck source=bench/lib.sh
@@ -94,14 +131,15 @@ start() { pg_start "" "" "${SETTINGS[@]}" >/dev/null; HOST[$1]=$PGC_HOST; PORT[$
 q() { local s=$1; shift; "$BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -h "${HOST[$s]}" -p "${PORT[$s]}" -U postgres -d postgres "$@"; }
 conn() { echo "host=${HOST[$1]} port=${PORT[$1]} dbname=postgres user=postgres"; }
 wait_for() { local s=$1 sql=$2 want=$3; until [ "$(q "$s" -c "$sql")" = "$want" ]; do sleep 0.05; done; }
-subscribe() # SERVER NAME FROM PUBLICATION
+subscribe() # SERVER NAME FROM PUBLICATION [MORE OPTIONS]
 {
-	q "$1" -c "CREATE SUBSCRIPTION $2 CONNECTION '$(conn "$3")' PUBLICATION $4 WITH (copy_data = false)" 2>/dev/null
+	q "$1" -c "CREATE SUBSCRIPTION $2 CONNECTION '$(conn "$3")' PUBLICATION $4 WITH (copy_data = false${5:+, $5})" 2>/dev/null
 }
 
 start a
 start b
-say "servers a (port ${PORT[a]}) and b (port ${PORT[b]}), PostgreSQL $(q a -c 'SHOW server_version')"
+CHECKSUMS=$(q a -c 'SHOW data_checksums')
+say "servers a (port ${PORT[a]}) and b (port ${PORT[b]}), PostgreSQL $(q a -c 'SHOW server_version'), data checksums $CHECKSUMS"
 for s in a b; do
 	q $s -c "CREATE EXTENSION counter_crdt;
 		CREATE TABLE t (k int PRIMARY KEY, c counter_crdt);
@@ -351,9 +389,12 @@ for s in a b c; do
 	q $s -c "INSERT INTO m SELECT k, counter_crdt_increment(counter_crdt_increment(counter_crdt_increment(
 			NULL, 0, '$ID_A'), 0, '$ID_B'), 0, '$ID_C') FROM generate_series(1, 1000) k"
 done
+# origin = any is the default (and the only behaviour before 16): say nothing
+MESH_OPTS=""
+[ "$ORIGIN" = any ] || MESH_OPTS="origin = $ORIGIN"
 for s in a b c; do
 	for f in a b c; do
-		[ "$s" = "$f" ] || subscribe $s "m_${s}_from_$f" $f pm
+		[ "$s" = "$f" ] || subscribe $s "m_${s}_from_$f" $f pm "$MESH_OPTS"
 	done
 done
 for s in a b c; do
@@ -409,7 +450,8 @@ mesh_run()
 	done
 	for p in "${pids[@]}"; do wait "$p" || die "pgbench failed: $(cat "$WORK"/pgb_*.out)"; done
 	start=$(date +%s.%N)
-	made=$(cat "$WORK"/pgb_*.out | sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' | paste -sd+ | bc)
+	made=$(cat "$WORK"/pgb_*.out | sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' |
+		awk '{ n += $1 } END { print n + 0 }')
 	for s in a b c; do wait_for $s "SELECT sum(c::bigint) FROM m" "$((t0 + made))"; done
 	conv=$(calc "$(date +%s.%N) - $start" 2)
 	sleep 1.5		# apply workers report their statistics within a second
@@ -424,7 +466,7 @@ $(calc "(${a[4]} - ${b[4]}) * 1000000 / $made" 0) $(calc "(${a[5]} - ${b[5]}) * 
 	say "  rate $rate/s per server: ${MESH[$rate]}"
 }
 
-say "mesh: 3 servers, $MESH_SECONDS s at each of the rates $RATES increments/s per server"
+say "mesh: 3 servers, subscriptions with origin = $ORIGIN, $MESH_SECONDS s at each of the rates $RATES increments/s per server"
 for rate in $RATES; do mesh_run "$rate"; done
 for s in a b c; do
 	[ "$(q $s -c "SELECT count(*) FROM m, counter_crdt_shards(c) s")" = 3000 ] || die "$s: counters do not hold 3 shards"
@@ -433,10 +475,24 @@ done
 [ "$(q a -c "SELECT md5(string_agg(c::text, ',' ORDER BY k)) FROM m")" = "$(q c -c "SELECT md5(string_agg(c::text, ',' ORDER BY k)) FROM m")" ] ||
 	die "the three servers hold different states after the mesh runs"
 
+# Idle WAL: the mesh has converged (mesh_run waited for it); a CHECKPOINT on
+# each server so that no timed checkpoint falls in the window, 2 s to settle,
+# then the WAL each server writes in IDLE_SECONDS with no load (bytes).
+declare -A IDLE
+if [ "$IDLE_SECONDS" -gt 0 ]; then
+	for s in a b c; do q $s -c "CHECKPOINT"; done
+	sleep 2
+	declare -A L0
+	for s in a b c; do L0[$s]=$(q $s -c "SELECT pg_current_wal_lsn()"); done
+	sleep "$IDLE_SECONDS"
+	for s in a b c; do IDLE[$s]=$(q $s -c "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '${L0[$s]}')::bigint"); done
+	say "  idle WAL in $IDLE_SECONDS s: a ${IDLE[a]} B, b ${IDLE[b]} B, c ${IDLE[c]} B"
+fi
+
 # --- the table -----------------------------------------------------------------
 CPU=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 echo
-echo "replicated path: PostgreSQL $(q a -c 'SHOW server_version'), $(nproc) CPUs ($CPU), $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo "replicated path: PostgreSQL $(q a -c 'SHOW server_version'), $(nproc) CPUs ($CPU), $(date -u '+%Y-%m-%d %H:%M UTC'), data checksums $CHECKSUMS, mesh origin = $ORIGIN"
 echo
 printf '%-34s %14s %14s %8s %10s\n' "apply rate (backlog of $N_DONE)" "counter_crdt" "bigint" "ratio" "target"
 printf '%-34s %14s %14s %8s %10s\n' "increments applied per second" "$RATE_C/s" "$RATE_B/s" "$R_APPLY x" ">= 0.95 x"
@@ -459,6 +515,10 @@ for rate in $RATES; do
 	read -r made dps lmed lmax bmed conv wal sent dec echo cpus cpua <<<"${MESH[$rate]}"
 	printf '%-12s %10s %10s %7s ms %7s ms %10s B %7s s %8s B %9s %9s B %9s %13s %12s\n' "$rate/s x 3" "$made" "$dps" "$lmed" "$lmax" "$bmed" "$conv" "$wal" "$sent" "$dec" "$echo" "$cpus" "$cpua"
 done
+[ "$IDLE_SECONDS" -eq 0 ] ||
+	printf '%-34s %10s %10s %10s\n' "idle WAL in $IDLE_SECONDS s (bytes)" "a ${IDLE[a]}" "b ${IDLE[b]}" "c ${IDLE[c]}"
 echo
 echo "* apply rate: increments applied per second by b's apply worker, backlog made on a by pgbench -c 4 -j 2 (random keys of 1,000 rows); the counter side runs the merge trigger (own-id check included), the bigint side applies plain updates (the two other bigint sides: with PostgreSQL's C trigger suppress_redundant_updates_trigger() on the subscriber, ENABLE REPLICA; and as wide as a counter row by a bytea column, with the same trigger); ratio = counter rate / bigint rate (median of $ROUNDS rounds each); binary = true: the subscription takes the values in the send/recv form instead of text (ALTER SUBSCRIPTION ... SET (binary = true))."
-echo "* mesh: lag = replay_lag of the walsenders (sampled every 0.5 s, median and max over all), behind = WAL bytes between a server's insert position and a subscriber's replay position (median); converge = time after the load stops until the three totals equal the increments made; WAL/inc = WAL bytes written on all three servers per increment; sent/inc = transactions decoded and sent by the walsenders per increment (2 without echo: one to each peer); echo/inc = applies that changed nothing (the merge trigger found the change already there); sender/apply us = CPU time of the walsenders / apply workers of all three servers, microseconds per increment (of the transactions they decode and send, sent/inc - 2 per increment are echoes; of the applies, echo/inc)."
+echo "* mesh: lag = replay_lag of the walsenders (sampled every 0.5 s, median and max over all), behind = WAL bytes between a server's insert position and a subscriber's replay position (median); converge = time after the load stops until the three totals equal the increments made; WAL/inc = WAL bytes written on all three servers per increment; sent/inc = transactions decoded and sent by the walsenders per increment (2 without echo: one to each peer; origin = $ORIGIN); echo/inc = applies that changed nothing (the merge trigger found the change already there); sender/apply us = CPU time of the walsenders / apply workers of all three servers, microseconds per increment (of the transactions they decode and send, sent/inc - 2 per increment are echoes; of the applies, echo/inc)."
+[ "$IDLE_SECONDS" -eq 0 ] ||
+	echo "* idle WAL: bytes of WAL each server wrote (pg_current_wal_lsn before and after) in $IDLE_SECONDS s with no load, after the mesh converged, a CHECKPOINT on each and 2 s to settle."
