@@ -15,6 +15,9 @@
 #   pgchroot_mount 17 / pgchroot_umount 17
 #   pgchroot_clean 17                 unmount and delete the chroot
 #   pgchroot_packages 17              the packages ensure installs
+#   pgchroot_stage_host 17 15 /build/pg15
+#                                     copy this machine's PostgreSQL 15 into
+#                                     the chroot at /build/pg15 (see stage)
 #
 # As a command: bash scripts/pgchroot.sh ensure 17
 #               bash scripts/pgchroot.sh run [--user postgres] 17 -- CMD...
@@ -99,6 +102,7 @@ pgchroot_run() { bash "$_PGCHROOT_SELF" run "$@"; }
 pgchroot_run_postgres() { bash "$_PGCHROOT_SELF" run --user postgres "$@"; }
 pgchroot_clean() { bash "$_PGCHROOT_SELF" clean "$@"; }
 pgchroot_packages() { bash "$_PGCHROOT_SELF" packages "$@"; }
+pgchroot_stage_host() { bash "$_PGCHROOT_SELF" stage "$@"; }
 
 # ---- implementation (child process only) ----------------------------------
 
@@ -593,6 +597,48 @@ _pgr_ensure() {
 	_pgr_msg "PostgreSQL $VER chroot ($SUITE) $how in $(_pgr_since "$t0") s: $DIR, $(du -sh -x "$DIR" 2>/dev/null | cut -f1)"
 }
 
+# ---- stage -------------------------------------------------------------------
+# This machine's PostgreSQL PGVER (Debian's layout: /usr/lib/postgresql/PGVER,
+# /usr/share/postgresql/PGVER), extensions installed in it included, copied
+# into the chroot under DEST (an absolute path inside it, which must not
+# exist yet): DEST/usr/lib/postgresql/PGVER/bin is then its bindir, and its
+# share and lib directories are found from there as PostgreSQL finds them
+# (relative to the binaries).  The shared libraries its programs and modules
+# need that the chroot lacks (another Debian release has other sonames: ICU,
+# LDAP) are copied from this machine into its lib directory, which is what
+# PostgreSQL::Test::Cluster puts on LD_LIBRARY_PATH for an install_path; the
+# JIT, PL/Perl and PL/Python modules (and their large libraries) are left out.
+# For tests that need an older server beside the chroot's own (pg_upgrade).
+_pgr_stage() {
+	local pgver=$1 dest=$2 root lib missing l p round
+	[[ $pgver =~ ^[0-9]+$ ]] || _pgr_die "stage: not a major version: $pgver"
+	[[ $dest == /* ]] || _pgr_die "stage: DEST must be an absolute path inside the chroot: $dest"
+	[ -d "/usr/lib/postgresql/$pgver/bin" ] || _pgr_die "stage: no PostgreSQL $pgver on this machine"
+	[ -f "$DIR/etc/counter-crdt-chroot.stamp" ] ||
+		_pgr_die "no chroot for PostgreSQL $VER at $DIR: pgchroot_ensure $VER first"
+	root="$DIR$dest"
+	[ ! -e "$root" ] || _pgr_die "stage: $root exists"
+	mkdir -p "$root/usr/lib/postgresql" "$root/usr/share/postgresql"
+	cp -a "/usr/lib/postgresql/$pgver" "$root/usr/lib/postgresql/"
+	cp -a "/usr/share/postgresql/$pgver" "$root/usr/share/postgresql/"
+	lib="$root/usr/lib/postgresql/$pgver/lib"
+	rm -rf "$lib"/llvmjit* "$lib/bitcode" "$lib/pgxs" "$lib"/*plperl* "$lib"/*plpython* "$lib"/*.a
+	for round in 1 2 3 4 5; do
+		missing=$(_pgr_in env LD_LIBRARY_PATH="$dest/usr/lib/postgresql/$pgver/lib" sh -c \
+			'for f in "$1"/bin/* "$1"/lib/*.so*; do ldd "$f" 2>/dev/null; done; true' sh \
+			"$dest/usr/lib/postgresql/$pgver" | awk '/ => not found/ { print $1 }' | sort -u)
+		[ -n "$missing" ] || break
+		for l in $missing; do
+			p=$(ldconfig -p | awk -v l="$l" '$1 == l && /x86-64/ && p == "" { p = $NF } END { print p }')
+			[ -n "$p" ] || _pgr_die "stage: $l, which PostgreSQL $pgver needs, is on neither system"
+			cp -L "$p" "$lib/"
+		done
+	done
+	[ -z "$missing" ] || _pgr_die "stage: libraries still missing: $missing"
+	chmod -R a+rX "$root"
+	_pgr_msg "PostgreSQL $pgver of this machine staged at $dest in the PostgreSQL $VER chroot ($(du -sh "$root" | cut -f1))"
+}
+
 # ---- run ---------------------------------------------------------------------
 
 _PGR_CHILD=
@@ -696,6 +742,12 @@ _pgr_main() {
 		_pgr_need_root
 		_pgr_run "$@"
 		;;
+	stage)
+		_pgr_need_root
+		_pgr_setup "${1:-}"
+		[ $# -eq 3 ] || _pgr_die "usage: stage VER PGVER DEST"
+		_pgr_stage "$2" "$3"
+		;;
 	clean)
 		_pgr_need_root
 		_pgr_setup "$@"
@@ -713,6 +765,7 @@ _pgr_main() {
 	*)
 		cat >&2 <<-EOF
 			usage: bash $0 ensure|mount|umount|clean|dir|suite|packages VER
+			       bash $0 stage VER PGVER DEST
 			       bash $0 run [--user U] [--cwd DIR] [--env K=V]... VER [--] CMD...
 			VER: 17 (Debian trixie) or 18 (Debian sid)
 		EOF

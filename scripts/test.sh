@@ -8,7 +8,9 @@
 # 2. make core-test (unit tests of the pure C core, no server)
 # 3. make installcheck (pg_regress) against a throwaway cluster; the hashing
 #    tests again from a build with PostgreSQL's own hashing (CC_HASH_PG_COMMON)
-# 4. TAP tests, test/t/*.pl, if there are any (prove, PGXS's TAP modules)
+# 4. TAP tests, test/t/*.pl, if there are any (prove, PGXS's TAP modules);
+#    in the chroot of 17 also test/mixed/*.pl, with this machine's PostgreSQL
+#    15 copied in beside 17 (scripts/pgchroot.sh stage)
 # 5. META.json against the tree (test/meta_check.pl)
 # 6. the Debian package: built from a clean copy, installed with apt-get onto
 #    the system PostgreSQL 15, pg_regress against it, purged (as root)
@@ -233,11 +235,18 @@ fi
 # the server themselves, which refuse root: so they run as the postgres OS
 # user, from a copy of test/ in a scratch directory that user owns (TESTDIR,
 # where tmp_check/ and the logs go).  Counts are subtests, as prove reports.
+# With COUNTER_CRDT_OLD_INSTALL (an older PostgreSQL with counter_crdt
+# installed, as the chroot of 17 gets this machine's 15), also the tests of
+# test/mixed/, which run servers of both (the rolling upgrade of README.md).
 shopt -s nullglob
 tap_files=("$ROOT"/test/t/*.pl)
+OLD_INSTALL=${COUNTER_CRDT_OLD_INSTALL:-}
+if [ -n "$OLD_INSTALL" ]; then
+	tap_files+=("$ROOT"/test/mixed/*.pl)
+fi
 shopt -u nullglob
 if [ "${#tap_files[@]}" -gt 0 ] && [ "$SETUP_OK" -eq 1 ] && [ "$PG_HERE" -eq 1 ]; then
-	step "TAP tests (prove test/t/*.pl)"
+	step "TAP tests (prove test/t/*.pl${OLD_INSTALL:+ test/mixed/*.pl})"
 	# --pgxs is .../lib/pgxs/src/makefiles/pgxs.mk; PGXS_DIR is .../lib/pgxs
 	PGXS_DIR=$(cd "$(dirname "$("$PG_CONFIG" --pgxs)")/../.." && pwd)
 	BINDIR=$("$PG_CONFIG" --bindir)
@@ -257,6 +266,7 @@ if [ "${#tap_files[@]}" -gt 0 ] && [ "$SETUP_OK" -eq 1 ] && [ "$PG_HERE" -eq 1 ]
 		TESTDATADIR="$TAPDIR/test/tmp_check"
 		TESTLOGDIR="$TAPDIR/test/tmp_check/log"
 		COUNTER_CRDT_README="$TAPDIR/README.md"
+		${OLD_INSTALL:+COUNTER_CRDT_OLD_INSTALL="$OLD_INSTALL"}
 		PATH="$BINDIR:$PATH"
 		PGPORT="65432"
 		PG_REGRESS="$PGXS_DIR/src/test/regress/pg_regress"
@@ -265,7 +275,7 @@ if [ "${#tap_files[@]}" -gt 0 ] && [ "$SETUP_OK" -eq 1 ] && [ "$PG_HERE" -eq 1 ]
 		prove -I "$PGXS_DIR/src/test/perl/" -I . ${prove_flags[@]+"${prove_flags[@]}"}
 	)
 	for f in "${tap_files[@]}"; do
-		tap_env+=("t/$(basename "$f")")
+		tap_env+=("$(basename "$(dirname "$f")")/$(basename "$f")")
 	done
 	rc=0
 	if [ "$(id -u)" -eq 0 ]; then
@@ -283,7 +293,7 @@ if [ "${#tap_files[@]}" -gt 0 ] && [ "$SETUP_OK" -eq 1 ] && [ "$PG_HERE" -eq 1 ]
 	while read -r script n; do
 		failed_scripts+=("$script")
 		if [ "$n" -eq 0 ]; then fextra=$((fextra + 1)); else fsub=$((fsub + n)); fi
-	done < <(sed -nE 's/^(t\/[^ ]+\.pl) +\(Wstat: [0-9]+.* Tests: [0-9]+ Failed: ([0-9]+)\).*/\1 \2/p' "$WORK/tap.log")
+	done < <(sed -nE 's/^((t|mixed)\/[^ ]+\.pl) +\(Wstat: [0-9]+.* Tests: [0-9]+ Failed: ([0-9]+)\).*/\1 \3/p' "$WORK/tap.log")
 	tp=$((tt > fsub ? tt - fsub : 0))
 	tf=$((fsub + fextra))
 	if [ "$rc" -ne 0 ] && [ "$tf" -eq 0 ]; then
@@ -297,7 +307,7 @@ if [ "${#tap_files[@]}" -gt 0 ] && [ "$SETUP_OK" -eq 1 ] && [ "$PG_HERE" -eq 1 ]
 	done
 	PASSED=$((PASSED + tp))
 	FAILED=$((FAILED + tf))
-	note "TAP:         $tp passed, $tf failed"
+	note "TAP:         $tp passed, $tf failed${OLD_INSTALL:+ (with test/mixed/: PostgreSQL $(basename "$OLD_INSTALL") beside $PG_MAJOR)}"
 fi
 
 # --- 5. PGXN metadata (META.json) -----------------------------------------
@@ -466,7 +476,7 @@ fi
 # This script again, inside the chroot of scripts/pgchroot.sh, on a clean
 # copy of the tree: its summary lines join this one's.
 run_in_chroot() {	# version
-	local ver=$1 dir rc=0 t0=$SECONDS line cp=0 cf=0
+	local ver=$1 dir rc=0 t0=$SECONDS line cp=0 cf=0 old
 	step "PostgreSQL $ver, in a Debian $(pgchroot_suite "$ver") chroot"
 	if ! pgchroot_ensure "$ver" 2>&1 | tee "$WORK/chroot-$ver.log"; then
 		FAILED=$((FAILED + 1))
@@ -477,10 +487,21 @@ run_in_chroot() {	# version
 	rm -rf --one-file-system "$dir/build"
 	mkdir -p "$dir/build/counter_crdt"
 	copy_tree "$dir/build/counter_crdt" "$PG_CONFIG" || rc=$?
+	# The rolling upgrade from this machine's 15 to 17 (test/mixed/): 15,
+	# with the counter_crdt that setup installed, copied in beside 17.
+	old=()
+	if [ "$rc" -eq 0 ] && [ "$ver" = 17 ] && [ "$PG_MAJOR" = 15 ] && [ "$SETUP_OK" -eq 1 ]; then
+		if pgchroot_stage_host "$ver" 15 /build/pg15; then
+			old=(--env COUNTER_CRDT_OLD_INSTALL=/build/pg15/usr/lib/postgresql/15)
+		else
+			FAILED=$((FAILED + 1))
+			note "PostgreSQL 15 beside $ver: FAILED (it could not be copied into the chroot; see above)"
+		fi
+	fi
 	if [ "$rc" -eq 0 ]; then
 		pgc_at_exit "pgchroot_umount $ver >/dev/null 2>&1 || true"
 		pgchroot_run --cwd /build/counter_crdt --env COUNTER_CRDT_IN_CHROOT="$ver" \
-			--env CI="${CI:-}" --env PROVE_FLAGS="${PROVE_FLAGS:-}" "$ver" -- \
+			--env CI="${CI:-}" --env PROVE_FLAGS="${PROVE_FLAGS:-}" ${old[@]+"${old[@]}"} "$ver" -- \
 			bash scripts/test.sh </dev/null 2>&1 | tee "$WORK/pg$ver.log" || rc=$?
 	fi
 	line=$(sed -nE 's/^([0-9]+) passed, ([0-9]+) failed$/\1 \2/p' "$WORK/pg$ver.log" | tail -n 1)

@@ -37,13 +37,19 @@ my %node_of;    # README host name => node, for the host substitutions
 my $seq = 0;
 
 # A new server named $name (a README host name), configured as step 1 of the
-# recipe says and started.
+# recipe says and started.  Options: install_path => the PostgreSQL
+# installation to run (default: the one in PATH), node_name => the node's
+# own name (default $name; a server that takes $name's place needs another),
+# before_start => code run with the node once it is configured, before it
+# starts (a pg_upgrade into its data directory).  The node takes $name's
+# place in the host substitutions.
 sub readme_node
 {
-	my ($name) = @_;
+	my ($name, %opts) = @_;
 	die "the README servers need TCP: set use_unix_sockets = 0 before loading PostgreSQL::Test::Cluster"
 	  if $PostgreSQL::Test::Utils::use_unix_sockets;
-	my $node = PostgreSQL::Test::Cluster->new($name);
+	my $node = PostgreSQL::Test::Cluster->new($opts{node_name} // $name,
+		$opts{install_path} ? (install_path => $opts{install_path}) : ());
 	$node->init;
 	# init() without streaming set wal_level = minimal and max_wal_senders =
 	# 0; back to PostgreSQL's defaults for the senders, and the recipe's block
@@ -70,6 +76,7 @@ log_connections = on
 	print $fh recipe('replication/pg_hba.conf', { '192.0.2.0/24' => "$host/32" })
 	  . "\n" . $rest;
 	close($fh);
+	$opts{before_start}->($node) if $opts{before_start};
 	$node->start;
 	$node_of{$name} = $node;
 	return $node;
@@ -133,9 +140,11 @@ sub readme_run_quiet
 
 # Servers a, b and c, set up by steps 1 to 4 of the recipe in the order the
 # README gives: steps 1 and 2 on every server, then step 3 on every server.
+# %opts as for readme_node.
 sub readme_mesh
 {
-	my %node = map { ($_ => readme_node($_)) } qw(a b c);
+	my (%opts) = @_;
+	my %node = map { ($_ => readme_node($_, %opts)) } qw(a b c);
 	foreach my $s (qw(a b c))
 	{
 		readme_run($node{$s}, 'postgres', 'replication/setup');
