@@ -3,6 +3,11 @@
 #   make                 build the extension
 #   make install         install it into the PostgreSQL that pg_config names
 #   make installcheck    pg_regress against a running server (PGHOST, PGPORT)
+#   make prove_installcheck
+#                        the TAP tests (test/t/*.pl) against the installed
+#                        extension, as a user that may run initdb (not root);
+#                        PROVE_TESTS='t/002_concurrency.pl t/016_origin.pl'
+#                        picks some (relative to test/), PROVE_FLAGS adds flags
 #   make core-test       build and run the unit tests of the pure C core
 
 EXTENSION = counter_crdt
@@ -23,7 +28,7 @@ REGRESS = type_io text_errors binary_io increment merge value aggregate \
 	parallel equality shards_digest writer_ids node_id seeds replica_merge \
 	upgrade privileges health ordering replica_hazards digest_agg \
 	difference exactly_once json layout writers replica_glue latin1
-EXTRA_CLEAN = test/core_test test/core_test_sanitize test/microbench
+EXTRA_CLEAN = test/core_test test/core_test_sanitize test/microbench test/tmp_check
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
@@ -40,6 +45,32 @@ endif
 # The headers hold inline code: every object is rebuilt when they change.
 $(OBJS): src/cc_core.h
 $(GLUE_SRCS:.c=.o): src/counter_crdt.h
+
+# The TAP tests, run as PGXS's prove_installcheck runs t/*.pl (Makefile.global),
+# but in test/: PostgreSQL::Test::Cluster from the PGXS tree, the server's
+# bindir first on PATH, the servers' data and logs in test/tmp_check/.  The
+# tests read the recipes of README.md and doc/ beside test/ (or
+# COUNTER_CRDT_README, if set).  Not TAP_TESTS = 1: installcheck stays
+# pg_regress alone.  test/mixed/*.pl need COUNTER_CRDT_OLD_INSTALL (an older
+# PostgreSQL with counter_crdt installed); scripts/test.sh runs them.
+.PHONY: prove_installcheck
+prove_installcheck:
+ifneq ($(enable_tap_tests),yes)
+	@echo "prove_installcheck: this PostgreSQL was built without --enable-tap-tests" >&2; exit 1
+endif
+	@if [ "$$(id -u)" -eq 0 ]; then \
+		echo "prove_installcheck: initdb refuses root; run it as another user," \
+			"e.g. runuser -u postgres -- make prove_installcheck" >&2; exit 1; fi
+	rm -rf '$(CURDIR)'/test/tmp_check
+	$(MKDIR_P) '$(CURDIR)'/test/tmp_check
+	cd test && \
+		TESTDIR='$(CURDIR)/test' \
+		TESTDATADIR='$(CURDIR)/test/tmp_check' \
+		TESTLOGDIR='$(CURDIR)/test/tmp_check/log' \
+		PATH="$(bindir):$$PATH" \
+		PGPORT='6$(DEF_PGPORT)' \
+		PG_REGRESS='$(top_builddir)/src/test/regress/pg_regress' \
+		$(PROVE) $(PG_PROVE_FLAGS) $(PROVE_FLAGS) $(if $(PROVE_TESTS),$(PROVE_TESTS),t/*.pl)
 
 # The core unit tests need no server: plain C, built with the same compiler.
 CORE_TEST_CFLAGS ?= -O2 -g -Wall -Wextra -std=c99

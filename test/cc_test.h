@@ -39,19 +39,35 @@ extern long cc_test_failed;
 		} \
 	} while (0)
 
-/* Test groups, one per file. */
-void		test_hash(void);
-void		test_algebra(void);
-void		test_text(void);
-void		test_ids(void);
-void		test_order(void);
-void		test_bounds(void);
-void		test_random(long cases);
-void		test_table_digest(void);
-void		test_difference(void);
-void		test_json(long cases);
-void		test_exactly_once(long cases);
-void		test_stored(void);
+/*
+ * The test groups, in the order core_main.c runs them: the one place a group
+ * is registered.  A new group is a file test/core_NAME.c (the Makefile builds
+ * every test/core_*.c) defining test_NAME, and one line here:
+ *
+ *   GROUP(NAME)          void test_NAME(void)
+ *   GROUP_CASES(NAME)    void test_NAME(long cases), randomized checks that
+ *                        run as many cases as core_test is told
+ *
+ * CC_TEST_GROUPS(G, GC) expands G or GC once per group; below it declares
+ * the groups, core_main.c calls them.
+ */
+#define CC_TEST_GROUPS(GROUP, GROUP_CASES) \
+	GROUP(hash) \
+	GROUP(algebra) \
+	GROUP(text) \
+	GROUP(ids) \
+	GROUP(order) \
+	GROUP(bounds) \
+	GROUP(table_digest) \
+	GROUP(difference) \
+	GROUP(stored) \
+	GROUP_CASES(random) \
+	GROUP_CASES(json) \
+	GROUP_CASES(exactly_once)
+
+#define CC_TEST_DECLARE(name) void test_##name(void);
+#define CC_TEST_DECLARE_CASES(name) void test_##name(long cases);
+CC_TEST_GROUPS(CC_TEST_DECLARE, CC_TEST_DECLARE_CASES)
 
 /* Helpers shared by the test files (core_main.c). */
 #include "cc_core.h"

@@ -46,18 +46,10 @@ main(int argc, char **argv)
 {
 	long		cases = argc > 1 ? atol(argv[1]) : 1000000;
 
-	test_hash();
-	test_algebra();
-	test_text();
-	test_ids();
-	test_order();
-	test_bounds();
-	test_table_digest();
-	test_difference();
-	test_stored();
-	test_random(cases);
-	test_json(cases);
-	test_exactly_once(cases);
+	/* Every group of CC_TEST_GROUPS (cc_test.h), in its order. */
+#define RUN_GROUP(name) test_##name();
+#define RUN_GROUP_CASES(name) test_##name(cases);
+	CC_TEST_GROUPS(RUN_GROUP, RUN_GROUP_CASES)
 
 	printf("core: %ld passed, %ld failed\n", cc_test_passed, cc_test_failed);
 	return cc_test_failed == 0 ? 0 : 1;
