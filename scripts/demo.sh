@@ -223,7 +223,7 @@ say "The triggers it installed (on server 1; tgenabled R = fires in replication 
 sql_on 1 "SELECT tgname, tgenabled FROM pg_trigger
            WHERE tgrelid = 'page_views'::regclass AND NOT tgisinternal ORDER BY tgname;"
 
-say "Only then, each server subscribes to the two others (as in README.md's recipe: every server\n   publishes before any subscribes; a subscription's name is its slot's name on the publisher,\n   so each says who subscribes to whom; copy_data = false: the tables start empty):"
+say "Only then, each server subscribes to the two others (as in the recipe of doc/replication.md: every server\n   publishes before any subscribes; a subscription's name is its slot's name on the publisher,\n   so each says who subscribes to whom; copy_data = false: the tables start empty):"
 for n in "${NODES[@]}"; do
 	for m in "${NODES[@]}"; do
 		[ "$n" = "$m" ] && continue

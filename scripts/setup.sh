@@ -29,7 +29,7 @@ PACKAGES+=(clang libclang-rt-dev)
 # build-essential is a Build-Depends of every package (dpkg-checkbuilddeps
 # refuses to build without it, even when gcc and make are there).
 PACKAGES+=(build-essential dpkg-dev debhelper postgresql-server-dev-all postgresql-all)
-# pglogical, for the README's "With pglogical" recipe and test/t/012_pglogical.pl
+# pglogical, for the "With pglogical" recipe of doc/replication.md and test/t/012_pglogical.pl
 PACKAGES+=(postgresql-15-pglogical)
 # test/t/010_scylla_migration.pl reads ScyllaDB's files with Python
 PACKAGES+=(python3)

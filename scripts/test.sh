@@ -253,8 +253,9 @@ if [ "${#tap_files[@]}" -gt 0 ] && [ "$SETUP_OK" -eq 1 ] && [ "$PG_HERE" -eq 1 ]
 	pgc_mktemp
 	TAPDIR=$PGC_TMP
 	cp -a "$ROOT/test" "$TAPDIR/test"
-	# The recipes of README.md are run as written (test/t/ReadmeRecipe.pm).
+	# The recipes of README.md and doc/ are run as written (test/t/ReadmeRecipe.pm).
 	cp "$ROOT/README.md" "$TAPDIR/README.md"
+	cp -a "$ROOT/doc" "$TAPDIR/doc"
 	rm -rf "$TAPDIR/test/tmp_check"
 	mkdir -p "$TAPDIR/test/tmp_check"
 	[ "$(id -u)" -eq 0 ] && chown -R postgres: "$TAPDIR"

@@ -1,5 +1,5 @@
-# The rolling upgrade of README.md "Upgrading PostgreSQL, one server at a
-# time", run as written on the README's three servers: a, b and c start on
+# The rolling upgrade of doc/upgrading.md ("Upgrading PostgreSQL, one server at a
+# time"), run as written on the README's three servers: a, b and c start on
 # the old PostgreSQL (COUNTER_CRDT_OLD_INSTALL, a 15), set up by the
 # replication recipe, and are upgraded to the PostgreSQL in PATH (17) one by
 # one with pg_upgrade, while the others take increments.  After each server

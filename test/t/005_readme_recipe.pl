@@ -1,4 +1,4 @@
-# README.md's replication recipe, run as written on three servers a, b and c
+# The replication recipe of doc/replication.md, run as written on three servers a, b and c
 # (test/t/ReadmeMesh.pm: only host names, ports and the example network are
 # substituted), must give servers that converge exactly: concurrent
 # increments on all three and a delete racing increments end with identical

@@ -1,4 +1,4 @@
-# README.md's join and repair recipes, run as written (test/t/ReadmeMesh.pm)
+# The join and repair recipes of doc/replication.md, run as written (test/t/ReadmeMesh.pm)
 # on servers set up by its replication recipe:
 #
 #  1. a server d with rows of its own (its own increments, and an old copy of

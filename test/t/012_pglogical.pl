@@ -1,4 +1,4 @@
-# README.md's pglogical recipe ("With pglogical"), run as written on three
+# The pglogical recipe of doc/replication.md ("With pglogical"), run as written on three
 # servers a, b and c (test/t/ReadmeMesh.pm: only host names, ports and the
 # example network are substituted), must give servers that converge exactly
 # when pglogical 2 carries the states:

@@ -1,4 +1,4 @@
-# Scaling out with postgres_fdw: README.md's "Scaling out" recipes, run as
+# Scaling out with postgres_fdw: the recipes of doc/scaling-out.md, run as
 # written, on two shard servers (s1, s2) and two coordinators (c1, c2, each
 # with its own writer id).
 #

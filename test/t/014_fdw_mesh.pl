@@ -1,4 +1,4 @@
-# A shard of README.md's "Scaling out" moved onto a replicated mesh: the
+# A shard of doc/scaling-out.md moved onto a replicated mesh: the
 # README's blocks "scaling-out/mesh-member" and "scaling-out/mesh-switch",
 # run as written, on two shard servers and two coordinators
 # (test/t/FdwShards.pm) and a mesh of three servers a, b and c set up by the

@@ -1,4 +1,4 @@
-# Shard servers and coordinators set up by README.md's "Scaling out" recipes,
+# Shard servers and coordinators set up by the recipes of doc/scaling-out.md,
 # and concurrent clients that increment through the coordinators, shared by
 # test/t/013_fdw.pl and test/t/014_fdw_mesh.pl.
 #

@@ -1,4 +1,4 @@
-# Servers set up by following README.md's replication recipe, as written.
+# Servers set up by following the replication recipe of doc/replication.md, as written.
 #
 # The recipe's blocks (test/t/ReadmeRecipe.pm) run through psql, as a user
 # runs them; the configuration blocks are appended to postgresql.conf and put

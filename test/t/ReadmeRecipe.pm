@@ -1,7 +1,8 @@
-# The recipes of README.md, as the TAP tests run them.
+# The recipes of README.md and of the pages in doc/, as the TAP tests run
+# them.
 #
-# A recipe in README.md is code: a test runs it as written, so that a README
-# change that breaks a recipe fails the tests.  A fenced block is a recipe
+# A recipe in the documentation is code: a test runs it as written, so that
+# a change that breaks a recipe fails the tests.  A fenced block is a recipe
 # block when the line just before its opening fence is a marker:
 #
 #   <!-- recipe: NAME -->
@@ -10,12 +11,13 @@
 #   ```
 #
 # NAME is made of letters, digits, '-', '_', '/' and '.', and names one block
-# only.  The fence may name any language (sql, conf, sh); the marker is an
-# HTML comment, so readers of the rendered README do not see it.
+# in all the documents.  The fence may name any language (sql, conf, sh); the
+# marker is an HTML comment, so readers of the rendered page do not see it.
 #
 # The tests find README.md through the environment variable
 # COUNTER_CRDT_README (scripts/test.sh sets it to a copy of the tree's
-# README.md), else two directories above this file.
+# README.md, with doc/ beside it), else two directories above this file; the
+# pages are doc/*.md beside README.md.
 #
 #   use ReadmeRecipe;
 #   my $sql = recipe('replication/publish');               # the block's text
@@ -37,7 +39,8 @@ use File::Spec ();
 our @EXPORT = qw(recipe recipe_names);
 
 my %blocks;    # name => text of the block
-my @order;     # names in README order
+my @order;     # names in document order
+my %where;     # name => file and line
 
 sub _readme_path
 {
@@ -47,43 +50,56 @@ sub _readme_path
 		'README.md');
 }
 
+# README.md, then the pages of doc/ beside it, in name order.
+sub _documents
+{
+	my $readme = _readme_path();
+	my $doc = File::Spec->catdir(File::Basename::dirname($readme), 'doc');
+	return ($readme, sort glob(File::Spec->catfile($doc, '*.md')));
+}
+
 sub _load
 {
 	return if @order;
-	my $path = _readme_path();
-	open(my $fh, '<', $path) or die "cannot read $path: $!";
-	my @lines = <$fh>;
-	close($fh);
-
-	my $i = 0;
-	while ($i < @lines)
+	foreach my $path (_documents())
 	{
-		if ($lines[$i] =~ /^<!--\s*recipe:\s*([A-Za-z0-9_.\/-]+)\s*-->\s*$/)
+		open(my $fh, '<', $path) or die "cannot read $path: $!";
+		my @lines = <$fh>;
+		close($fh);
+		my $file = File::Basename::basename($path);
+		$file = "doc/$file" if $path ne _readme_path();
+
+		my $i = 0;
+		while ($i < @lines)
 		{
-			my $name = $1;
-			my $at = $i + 1;
-			die "README.md line $at: recipe '$name' is not followed by a fenced block"
-			  unless $i + 1 < @lines && $lines[ $i + 1 ] =~ /^(```+)/;
-			my $fence = $1;
-			die "README.md line $at: recipe '$name' is marked twice"
-			  if exists $blocks{$name};
-			my $text = '';
-			my $j = $i + 2;
-			while ($j < @lines && $lines[$j] !~ /^\Q$fence\E\s*$/)
+			if ($lines[$i] =~ /^<!--\s*recipe:\s*([A-Za-z0-9_.\/-]+)\s*-->\s*$/)
 			{
-				$text .= $lines[$j];
-				$j++;
+				my $name = $1;
+				my $at = $i + 1;
+				die "$file line $at: recipe '$name' is not followed by a fenced block"
+				  unless $i + 1 < @lines && $lines[ $i + 1 ] =~ /^(```+)/;
+				my $fence = $1;
+				die "$file line $at: recipe '$name' is marked twice (also in $where{$name})"
+				  if exists $blocks{$name};
+				my $text = '';
+				my $j = $i + 2;
+				while ($j < @lines && $lines[$j] !~ /^\Q$fence\E\s*$/)
+				{
+					$text .= $lines[$j];
+					$j++;
+				}
+				die "$file line $at: the block of recipe '$name' is not closed"
+				  if $j >= @lines;
+				$blocks{$name} = $text;
+				$where{$name} = "$file line $at";
+				push @order, $name;
+				$i = $j + 1;
+				next;
 			}
-			die "README.md line $at: the block of recipe '$name' is not closed"
-			  if $j >= @lines;
-			$blocks{$name} = $text;
-			push @order, $name;
-			$i = $j + 1;
-			next;
+			$i++;
 		}
-		$i++;
 	}
-	die "README.md ($path) has no recipe blocks" unless @order;
+	die 'README.md and doc/ (' . _readme_path() . ') have no recipe blocks' unless @order;
 	return;
 }
 
@@ -99,7 +115,7 @@ sub recipe
 {
 	my ($name, $subst) = @_;
 	_load();
-	die "README.md has no recipe block named '$name'"
+	die "README.md and doc/ have no recipe block named '$name'"
 	  unless exists $blocks{$name};
 	my $text = $blocks{$name};
 	foreach my $from (sort { length($b) <=> length($a) || $a cmp $b }
