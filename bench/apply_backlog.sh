@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 #
-# apply_backlog.sh: what the own-id check of the merge trigger (SPEC 7.2)
+# apply_backlog.sh: what the own-id check of the merge trigger (contract 7.2)
 # costs when a subscriber applies a backlog of increments.
 #
 #   PG_CONFIG=... bash bench/apply_backlog.sh [INCREMENTS [ROUNDS]]

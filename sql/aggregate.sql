@@ -1,6 +1,6 @@
 --
 -- Aggregate counter_crdt_merge_agg(c): the merge of any number of states.
--- SPEC section 3: ignores NULLs, no rows gives NULL.
+-- contract section 3: ignores NULLs, no rows gives NULL.
 --
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS counter_crdt;

@@ -1,5 +1,5 @@
 --
--- binary_io: send/recv and binary COPY (SPEC section 5)
+-- binary_io: send/recv and binary COPY (contract section 5)
 --
 -- Layout: version byte 1, flags byte (0x01 tombstone), uint32 big-endian
 -- shard count, then per shard the 16-byte id, int64 BE clock, int64 BE value.

@@ -1,5 +1,5 @@
 --
--- difference: counter_crdt_difference(a, b), what a repair ships (SPEC 7.5):
+-- difference: counter_crdt_difference(a, b), what a repair ships (contract 7.5):
 -- NULL when merge(a, b) = b, else the shards of a that win over b's, or a
 -- tombstone; NULL a gives NULL, NULL b gives a; the law
 -- merge(b, difference(a, b)) = merge(a, b).

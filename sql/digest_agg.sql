@@ -1,6 +1,6 @@
 --
 -- digest_agg: counter_crdt_digest_agg(key, c), a digest of the set of
--- (key, state) rows of a table (SPEC 7.4): independent of row order and of
+-- (key, state) rows of a table (contract 7.4): independent of row order and of
 -- parallel plans; changed by a changed state, a missing, an extra or a
 -- duplicated row; NULL c is a state of its own; NULL key is 22004; no rows
 -- give 32 zero bytes.

@@ -1,6 +1,6 @@
 --
 -- equality: state equality, its hash operator class, DISTINCT, GROUP BY,
--- hash joins and hash indexes (SPEC section 3)
+-- hash joins and hash indexes (contract section 3)
 --
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS counter_crdt;

@@ -1,6 +1,6 @@
 --
 -- Exactly-once increments, counter_crdt_increment(c, delta, writer, clock)
--- (SPEC 8.1), and the observed reset c - c::bigint.
+-- (contract 8.1), and the observed reset c - c::bigint.
 --
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS counter_crdt;

@@ -1,5 +1,5 @@
 --
--- counter_crdt_health() (SPEC 7.3), own-id conflicts (SPEC 7.2), and the
+-- counter_crdt_health() (contract 7.3), own-id conflicts (contract 7.2), and the
 -- checks of counter_crdt_enable_replica_merge() (issue 13).
 -- Replication apply is played with session_replication_role = replica, in
 -- which the merge trigger fires as it does in an apply worker.
@@ -138,7 +138,7 @@ INSERT INTO h_ok VALUES (1, '{00000000-0000-0000-0000-0000000000cc:1:100}'),
 RESET session_replication_role;
 SELECT k, c, total FROM h_ok ORDER BY k;
 
--- Own-id conflicts (SPEC 7.2).  This server writes as ...aa: clock 1, value 5.
+-- Own-id conflicts (contract 7.2).  This server writes as ...aa: clock 1, value 5.
 SELECT * FROM counter_crdt_writer_conflicts;
 SET session_replication_role = replica;
 -- Older, or the same shard (the echo of our own increments): nothing.

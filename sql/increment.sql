@@ -1,6 +1,6 @@
 --
 -- Leader increments: c + d, c - d, counter_crdt_increment(c, d, writer).
--- SPEC section 1, "Leader increment", rules 1-5.
+-- contract section 1, "Leader increment", rules 1-5.
 --
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS counter_crdt;

@@ -1,5 +1,5 @@
 --
--- JSON both ways (SPEC 8.2): counter_crdt::jsonb, jsonb::counter_crdt, and
+-- JSON both ways (contract 8.2): counter_crdt::jsonb, jsonb::counter_crdt, and
 -- the same with json.
 --
 SET client_min_messages = warning;

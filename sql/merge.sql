@@ -1,5 +1,5 @@
 --
--- counter_crdt_merge(a, b): SPEC section 1, "Merge", rules 1-3 and the laws.
+-- counter_crdt_merge(a, b): contract section 1, "Merge", rules 1-3 and the laws.
 --
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS counter_crdt;

@@ -1,12 +1,12 @@
 --
--- counter_crdt_node_id() and the setting counter_crdt.node_id: SPEC section 2.
+-- counter_crdt_node_id() and the setting counter_crdt.node_id: contract section 2.
 -- Never prints the default id: it differs for every initdb.
 --
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS counter_crdt;
 RESET client_min_messages;
 
--- The default (SPEC 7.1), derived in SQL apart from the C code: the MD5 of
+-- The default (contract 7.1), derived in SQL apart from the C code: the MD5 of
 -- 'counter_crdt:<system identifier>:<timeline>:<database oid>' in decimal
 -- (the system identifier unsigned), as a version 3 uuid.  The timeline is
 -- the one WAL is written on now: the first 8 hex digits of the name of the

@@ -6,7 +6,7 @@ SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS counter_crdt;
 RESET client_min_messages;
 
--- The markings, pinned: SPEC section 3 "Every function is marked with its
+-- The markings, pinned: contract section 3 "Every function is marked with its
 -- true volatility and PARALLEL SAFE where it is".  c + d reads the node id
 -- setting, so it is stable; everything else here depends on its arguments
 -- only.  Each function must belong to the extension (pg_depend); a missing

@@ -1,5 +1,5 @@
 --
--- shards_digest: counter_crdt_shards() and counter_crdt_digest() (SPEC sections 1, 3)
+-- shards_digest: counter_crdt_shards() and counter_crdt_digest() (contract sections 1, 3)
 --
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS counter_crdt;

@@ -1,5 +1,5 @@
 --
--- text_errors: malformed text input is rejected with 22P02 (SPEC section 4)
+-- text_errors: malformed text input is rejected with 22P02 (contract section 4)
 --
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS counter_crdt;

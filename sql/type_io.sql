@@ -1,11 +1,11 @@
 --
--- type_io: the text form of counter_crdt (SPEC section 4)
+-- type_io: the text form of counter_crdt (contract section 4)
 --
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS counter_crdt;
 RESET client_min_messages;
 
--- The example of SPEC section 4 prints back exactly.
+-- The example of contract section 4 prints back exactly.
 SELECT '{0b6e7f3a-2d44-4c8e-9a51-3f0d2c7b1e90:3:42, 7f0cab51-fb72-3e98-bdb4-0404a982865d:1:-5}'::counter_crdt;
 SELECT '{0b6e7f3a-2d44-4c8e-9a51-3f0d2c7b1e90:3:42, 7f0cab51-fb72-3e98-bdb4-0404a982865d:1:-5}'::counter_crdt::text
      = '{0b6e7f3a-2d44-4c8e-9a51-3f0d2c7b1e90:3:42, 7f0cab51-fb72-3e98-bdb4-0404a982865d:1:-5}' AS example_exact;

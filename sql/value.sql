@@ -1,5 +1,5 @@
 --
--- counter_crdt_value(c) and the cast c::bigint: SPEC section 1, "Value".
+-- counter_crdt_value(c) and the cast c::bigint: contract section 1, "Value".
 --
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS counter_crdt;

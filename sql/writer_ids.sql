@@ -1,12 +1,12 @@
 --
 -- Writer ids: counter_crdt_rack_id(dc, rack) and counter_crdt_pending_id(id).
--- SPEC section 2.
+-- contract section 2.
 --
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS counter_crdt;
 RESET client_min_messages;
 
--- The SPEC example.
+-- The contract example.
 SELECT counter_crdt_rack_id('dc1', 'rack1');
 SELECT counter_crdt_rack_id('dc1', 'rack1') = '7f0cab51-fb72-3e98-bdb4-0404a982865d' AS spec_example;
 

@@ -103,7 +103,7 @@ ossl_md5v3(const char *name, size_t len, uint8_t out[CC_ID_LEN])
 	cc_uuid_v3(out);
 }
 
-/* The default writer id (SPEC 7.1): MD5 of cc_default_node_name(), v3. */
+/* The default writer id (contract 7.1): MD5 of cc_default_node_name(), v3. */
 static inline void
 ossl_node_id(uint64_t system_identifier, uint32_t timeline,
 			 uint32_t database_oid, uint8_t out[CC_ID_LEN])

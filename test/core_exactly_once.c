@@ -136,7 +136,7 @@ xrnd_state(unsigned char *out)
 }
 
 /*
- * The model, from SPEC 8.1 alone: find the writer's shard by memcmp (absent:
+ * The model, from contract 8.1 alone: find the writer's shard by memcmp (absent:
  * clock 0, value 0); clock < 1 is an error; a clock not above the shard's is
  * a replay that changes nothing; otherwise the shard becomes (clock, value +
  * delta), an error if that leaves int64; every other shard stays.

@@ -191,7 +191,7 @@ test_ids(void)
 				p[CC_ID_LEN],
 				q[CC_ID_LEN];
 
-	/* SPEC example: ('dc1', 'rack1') */
+	/* contract example: ('dc1', 'rack1') */
 	ossl_rack_id("dc1", 3, "rack1", 5, id);
 	CHECK(strcmp(id_text(id), "7f0cab51-fb72-3e98-bdb4-0404a982865d") == 0);
 	/* MD5("dc1:rack1") = 7f0cab51fb72fe98bdb40404a982865d before the bits */
@@ -211,7 +211,7 @@ test_ids(void)
 	CHECK(memcmp(p, id, 8) == 0 && memcmp(p + 10, id + 10, 6) == 0);
 
 	/*
-	 * default ids (SPEC 7.1), computed apart from the core with Python:
+	 * default ids (contract 7.1), computed apart from the core with Python:
 	 *   import hashlib, uuid
 	 *   uuid.UUID(bytes=hashlib.md5(b"counter_crdt:7301234567890123456:1:5").digest(), version=3)
 	 */

@@ -195,7 +195,7 @@ check_rejects(const char *in, const char *detail_has)
 void
 test_text(void)
 {
-	/* SPEC example, and the forms it allows */
+	/* contract example, and the forms it allows */
 	check_parses("{" EX1 ":3:42, " EX2 ":1:-5}", "{" EX1 ":3:42, " EX2 ":1:-5}");
 	check_parses("{" EX2 ":1:-5," EX1 ":3:42}", "{" EX1 ":3:42, " EX2 ":1:-5}");
 	check_parses(" \t\n{ 0B6E7F3A-2D44-4C8E-9A51-3F0D2C7B1E90 : 3 : 42 ,\r"

@@ -121,7 +121,7 @@ get_u64(reader *r)
  * Ids on the edges of the comparison: all zeros and all ones, both sides of
  * the signed/unsigned boundary in the first and in the second 8-byte word
  * (cc_id_cmp compares two big-endian words), ids that differ in one byte
- * only, and the two ids of the SPEC example.
+ * only, and the two ids of the contract example.
  */
 static uint8_t pool[POOL][CC_ID_LEN];
 
@@ -575,7 +575,7 @@ check_difference(const fstate *x, const fstate *y)
 }
 
 /*
- * The exactly-once increment of x by writer w with clock k (SPEC 8.1), k
+ * The exactly-once increment of x by writer w with clock k (contract 8.1), k
  * picked by sel around the writer's own clock (below, equal, above, the
  * edges, raw): an error exactly when k < 1, or when it applies and the value
  * leaves int64; a replay (k not above the writer's clock) gives x byte for

@@ -25,7 +25,7 @@ my $t_start = time();
 
 my $node = PostgreSQL::Test::Cluster->new('dump');
 $node->init;
-# One writer id for the cluster: the default one (SPEC 7.1) differs per
+# One writer id for the cluster: the default one (contract 7.1) differs per
 # database, and the restored copies are other databases, where c + 1 must
 # give what it gives in the source.
 $node->append_conf('postgresql.conf',

@@ -1,4 +1,4 @@
-# Failover in a mesh (issue 8 item 6, SPEC 7.1): server a, a member of a
+# Failover in a mesh (issue 8 item 6, contract 7.1): server a, a member of a
 # two-server mesh with b, has a physical standby a2.  a is cut off (from b and
 # from a2) and keeps taking increments; a2 is promoted and follows the README's
 # failover recipes as written (it drops the subscriptions it inherited from a,
@@ -149,7 +149,7 @@ sub converge
 	return 0;
 }
 
-# The default writer id of SPEC 7.1, computed in SQL apart from the C code.
+# The default writer id of contract 7.1, computed in SQL apart from the C code.
 my $reference_q = q{
   SELECT encode(set_byte(set_byte(h, 6, (get_byte(h, 6) & 15) | 48),
                          8, (get_byte(h, 8) & 63) | 128), 'hex')::uuid
