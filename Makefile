@@ -105,9 +105,9 @@ test/microbench: test/microbench.c $(CORE_SRCS) src/cc_core.h test/cc_ossl.h
 microbench: test/microbench
 	bash test/instructions.sh test/microbench
 
-# A PGXN distribution of the committed tree (HEAD), named from META.json:
-# counter_crdt-1.2.0.zip.  test/meta_check.pl keeps META.json's version equal
-# to EXTVERSION.
+# A PGXN distribution of the committed tree (HEAD), named from META.json's
+# version: counter_crdt-$(DISTVERSION).zip.  test/meta_check.pl keeps that
+# version equal to EXTVERSION.
 DISTVERSION = $(shell perl -MJSON::PP -e 'local $$/; open F, "META.json" or die; print decode_json(<F>)->{version}')
 
 .PHONY: dist
