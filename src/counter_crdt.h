@@ -29,7 +29,7 @@
 #include "utils/relcache.h"
 #include "utils/memutils.h"
 
-#include "cc_core.h"
+#include "core/cc_core.h"
 
 /*
  * A function that does not return: PostgreSQL 18 marks it before the
