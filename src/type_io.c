@@ -44,6 +44,13 @@ typedef struct CcInputMemo
 static CcInputMemo text_memo;
 static CcInputMemo binary_memo;
 
+/*
+ * The ids the text form parsed and printed lately, with their text (the
+ * core keeps no state: this cache is the backend's, and the core's parser
+ * and formatter are handed it).
+ */
+static cc_id_cache text_ids;
+
 /* A copy of the value kept for exactly this input, or NULL. */
 static struct varlena *
 cc_memo_get(const CcInputMemo *m, const char *input, size_t len)
@@ -83,7 +90,7 @@ counter_crdt_in(PG_FUNCTION_ARGS)
 	if ((result = cc_memo_get(&text_memo, str, len)) != NULL)
 		PG_RETURN_POINTER(result);
 	result = cc_make(cc_parse_capacity(str, len), false, &shards);
-	if (cc_parse(str, len, shards, &n, &tombstone, &err) != CC_OK)
+	if (cc_parse(&text_ids, str, len, shards, &n, &tombstone, &err) != CC_OK)
 		cc_report(&err, str);
 	if (tombstone)
 		((unsigned char *) VARDATA(result))[1] = CC_STORED_FLAG_TOMBSTONE;
@@ -108,7 +115,7 @@ counter_crdt_out(PG_FUNCTION_ARGS)
 				 errmsg("counter_crdt value is too large for its text form"),
 				 errdetail("The value has %zu shards.", s.n)));
 	buf = palloc(cap);
-	cc_format_stored(&s, buf);
+	cc_format_stored(&text_ids, &s, buf);
 	PG_RETURN_CSTRING(buf);
 }
 

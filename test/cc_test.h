@@ -56,6 +56,9 @@ void		test_stored(void);
 /* Helpers shared by the test files (core_main.c). */
 #include "cc_core.h"
 
+/* The id cache that the tests hand to the text and JSON forms. */
+extern cc_id_cache cc_test_ids;
+
 /* Builds a canonical state from text, failing the run if it does not parse. */
 size_t		state_from_text(const char *text, unsigned char *out, bool *tombstone);
 /* The canonical text of a state, in a static buffer. */

@@ -199,8 +199,8 @@ stored_round_trip(const unsigned char *s, size_t n, bool tombstone,
 				   *t_records = exact_alloc(cc_format_capacity(st.n));
 		unsigned char *w_stored = exact_alloc(cc_wire_size(st.n)),
 				   *w_records = exact_alloc(cc_wire_size(st.n));
-		size_t		l_stored = cc_format_stored(&st, t_stored),
-					l_records = cc_format(s, st.n, tombstone, t_records);
+		size_t		l_stored = cc_format_stored(&cc_test_ids, &st, t_stored),
+					l_records = cc_format(&cc_test_ids, s, st.n, tombstone, t_records);
 
 		EXPECT(l_stored == l_records && memcmp(t_stored, t_records, l_stored + 1) == 0);
 		cc_encode_stored(&st, w_stored);

@@ -90,6 +90,32 @@ typedef struct cc_view
 	bool		tombstone;
 } cc_view;
 
+/*
+ * Ids met lately, with their text: a table's counters share few writers, so
+ * the same ids come back row after row (a replicated row arrives as text,
+ * and the walsender prints every row).  An id found here is copied, not
+ * parsed or printed again.  The cache is the caller's: the core keeps no
+ * state.  A zeroed cache is empty; NULL stands for none.
+ */
+#define CC_ID_MEMO 8
+
+typedef struct cc_id_memo
+{
+	struct
+	{
+		char		text[CC_UUID_TEXT_LEN];
+		uint8_t		id[CC_ID_LEN];
+	}			e[CC_ID_MEMO];
+	unsigned	used;			/* entries filled */
+	unsigned	next;			/* the one to replace next */
+} cc_id_memo;
+
+typedef struct cc_id_cache
+{
+	cc_id_memo	parsed;			/* texts that libuuid accepted, and their bytes */
+	cc_id_memo	printed;		/* ids printed, and their lower-case text */
+} cc_id_cache;
+
 /* Shard access at any alignment. */
 static inline void
 cc_load(const unsigned char *base, size_t i, cc_shard *s)
@@ -499,7 +525,7 @@ void		cc_row_hash_input_stored(const cc_hash_sink *sink, const char *key,
 
 /* cc_encode() and cc_format() of a stored value's shards as they lie. */
 void		cc_encode_stored(const cc_stored *s, unsigned char *buf);
-size_t		cc_format_stored(const cc_stored *s, char *buf);
+size_t		cc_format_stored(cc_id_cache *ids, const cc_stored *s, char *buf);
 
 /* --- text form (cc_text.c) --- */
 
@@ -510,20 +536,27 @@ size_t		cc_parse_capacity(const char *str, size_t len);
  * Parses text into canonical shards (sorted, duplicates rejected).  out has
  * room for cc_parse_capacity() shards.
  */
-cc_code		cc_parse(const char *str, size_t len, unsigned char *out,
-					 size_t *n, bool *tombstone, cc_error *err);
+cc_code		cc_parse(cc_id_cache *ids, const char *str, size_t len,
+					 unsigned char *out, size_t *n, bool *tombstone,
+					 cc_error *err);
 
 /* Bytes needed for the text of n shards, with the terminating NUL. */
 size_t		cc_format_capacity(size_t n);
 
 /* Writes canonical text and a NUL; returns the length without the NUL. */
-size_t		cc_format(const unsigned char *s, size_t n, bool tombstone, char *buf);
+size_t		cc_format(cc_id_cache *ids, const unsigned char *s, size_t n,
+					  bool tombstone, char *buf);
 
 /* Lower-case hyphenated uuid, 36 characters and a NUL. */
 void		cc_uuid_format(const uint8_t *id, char *out);
 
 /* Parses exactly 36 characters of 8-4-4-4-12 hex, any case; false if bad. */
 bool		cc_uuid_parse(const char *str, size_t len, uint8_t *out);
+
+/* The same through the caller's id cache, which may be NULL. */
+void		cc_uuid_format_cached(cc_id_cache *ids, const uint8_t *id, char *out);
+bool		cc_uuid_parse_cached(cc_id_cache *ids, const char *str, size_t len,
+								 uint8_t *out);
 
 /* --- JSON form (cc_json.c) --- */
 
@@ -535,15 +568,16 @@ size_t		cc_json_parse_capacity(const char *str, size_t len);
  * other shape with CC_ERR_SYNTAX.  out has room for cc_json_parse_capacity()
  * shards.
  */
-cc_code		cc_json_parse(const char *str, size_t len, unsigned char *out,
-						  size_t *n, bool *tombstone, cc_error *err);
+cc_code		cc_json_parse(cc_id_cache *ids, const char *str, size_t len,
+						  unsigned char *out, size_t *n, bool *tombstone,
+						  cc_error *err);
 
 /* Bytes needed for the JSON text of n shards, with the terminating NUL. */
 size_t		cc_json_format_capacity(size_t n);
 
 /* Writes the JSON form, as jsonb prints it, and a NUL; returns the length. */
-size_t		cc_json_format(const unsigned char *s, size_t n, bool tombstone,
-						   char *buf);
+size_t		cc_json_format(cc_id_cache *ids, const unsigned char *s, size_t n,
+						   bool tombstone, char *buf);
 
 /* --- writer ids (cc_ids.c) --- */
 

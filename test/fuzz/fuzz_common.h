@@ -26,6 +26,13 @@
  */
 static void (*fuzz_context) (void) = NULL;
 
+/*
+ * The id cache handed to the text and JSON forms, kept across inputs as the
+ * glue keeps its own across rows: ids parsed or printed by one input are
+ * found by the next.
+ */
+static cc_id_cache fuzz_ids;
+
 static void fuzz_fail(const char *file, int line, const char *what)
 			__attribute__((noreturn));
 
@@ -119,7 +126,7 @@ fuzz_print_state(const char *name, const unsigned char *s, size_t n,
 {
 	char	   *buf = fuzz_alloc(cc_format_capacity(n));
 
-	cc_format(s, n, tombstone, buf);
+	cc_format(&fuzz_ids, s, n, tombstone, buf);
 	fprintf(stderr, "  %s = %s\n", name, buf);
 	free(buf);
 }
