@@ -10,8 +10,9 @@ MODULE_big = counter_crdt
 EXTVERSION = 1.4
 
 # The core (src/core/): plain C, no PostgreSQL header.
-CORE_SRCS = src/core/cc_core.c src/core/cc_text.c src/core/cc_ids.c \
-	src/core/cc_json.c src/core/cc_stored.c
+CORE_SRCS = src/core/cc_base.c src/core/cc_stored.c src/core/cc_wire.c \
+	src/core/cc_digest.c src/core/cc_algebra.c src/core/cc_ids.c \
+	src/core/cc_text.c src/core/cc_json.c
 CORE_HDRS = $(wildcard src/core/*.h)
 GLUE_SRCS = src/counter_crdt.c src/type_io.c src/functions.c src/aggregate.c \
 	src/replication.c src/operations.c src/json.c src/compare.c \

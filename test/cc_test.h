@@ -54,7 +54,12 @@ void		test_exactly_once(long cases);
 void		test_stored(void);
 
 /* Helpers shared by the test files (core_main.c). */
-#include "cc_core.h"
+#include "cc_algebra.h"
+#include "cc_digest.h"
+#include "cc_ids.h"
+#include "cc_json.h"
+#include "cc_text.h"
+#include "cc_wire.h"
 
 /* The id cache that the tests hand to the text and JSON forms. */
 extern cc_id_cache cc_test_ids;
@@ -73,7 +78,7 @@ void	   *exact_copy(const void *src, size_t len);
 
 /*
  * The stored form of one canonical state, packed, opened, widened, valued
- * and read by prefix, against the byte map of cc_core.h; also read as the
+ * and read by prefix, against the byte map of cc_stored.h; also read as the
  * version 1 bytes of the same state (core_stored.c).  Counts what it saw in
  * seen, prints the first failures, returns whether everything agreed.
  */

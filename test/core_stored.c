@@ -1,10 +1,10 @@
 /*
  * core_stored.c
- *	  The stored form (src/cc_stored.c): what a value packs into, how both
+ *	  The stored form (src/core/cc_stored.c): what a value packs into, how both
  *	  layouts are opened, widened, valued and read by their first bytes, and
  *	  every header the opener must refuse.
  *
- * Expected bytes are built here from the byte map in cc_core.h, apart from
+ * Expected bytes are built here from the byte map in cc_stored.h, apart from
  * the code under test, and compared byte for byte.  Every input to the
  * opener sits in a heap block that ends exactly where the input ends (the
  * prefix reader gets a block of just the bytes it may read), so the

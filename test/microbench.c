@@ -25,7 +25,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "cc_core.h"
+#include "cc_algebra.h"
+#include "cc_digest.h"
+#include "cc_text.h"
 #include "cc_ossl.h"
 
 /* Keeps the compiler from optimizing the work away. */

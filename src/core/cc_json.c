@@ -3,10 +3,7 @@
  *	  The JSON form of counter_crdt (SPEC 8.2), on JSON text: parse and
  *	  canonical format.
  *
- *	  live       {"shards": [{"id": "<uuid>", "clock": <n>, "value": <n>}, ...]}
- *	  tombstone  {"tombstone": true}
- *
- * The parser accepts exactly these shapes: keys in any order, each once;
+ * The parser accepts exactly the shapes of cc_json.h: keys in any order, each once;
  * shards in any order; ids in any letter case; numbers as JSON integers
  * within bigint (no fraction, no exponent, no leading zero, no '+').  It is a
  * JSON parser only as far as these shapes go: anything else is rejected at
@@ -18,7 +15,7 @@
  * jsonb's order, ", " and ": " separators), so that json and jsonb casts
  * give the same text.
  */
-#include "cc_core.h"
+#include "cc_json.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,23 +1,18 @@
 /*
  * cc_text.c
- *	  The text form of counter_crdt: parse and canonical format.
- *
- *	  value  := ws ( "tombstone" | "{" ws [ shard { ws "," ws shard } ] ws "}" ) ws
- *	  shard  := uuid ws ":" ws number ws ":" ws number
- *	  number := [ "+" | "-" ] digit { digit }		(within bigint)
+ *	  The text form of counter_crdt: parse and canonical format (the grammar
+ *	  is in cc_text.h).
  *
  * White space may stand around every token; ids may be in any letter case
  * and any order.  The keyword is matched without regard to case, as
  * PostgreSQL does for its own special values.  Output is canonical: ids
  * lower-case and ascending, ", " between shards and no other spaces.
  */
-#include "cc_core.h"
+#include "cc_text.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-
-#include <uuid/uuid.h>
 
 /* Shortest text of one shard: a 36-character id, "1", "0" and two colons. */
 #define CC_MIN_SHARD_TEXT (CC_UUID_TEXT_LEN + 4)
@@ -153,25 +148,7 @@ cc_id_memo_find_text(const cc_id_memo *m, const char *str, uint8_t *out)
 }
 
 /*
- * Uuid text through libuuid.  uuid_parse_range() takes exactly the 36
- * characters 8-4-4-4-12 of hex digits in any case and hyphens; the length
- * is checked here as well, so that a longer run of the same characters is
- * refused without a call (test/core_text.c holds libuuid to all of this).
- */
-bool
-cc_uuid_parse(const char *str, size_t len, uint8_t *out)
-{
-	return len == CC_UUID_TEXT_LEN && uuid_parse_range(str, str + len, out) == 0;
-}
-
-void
-cc_uuid_format(const uint8_t *id, char *out)
-{
-	uuid_unparse_lower(id, out);
-}
-
-/*
- * The same through the caller's cache: only texts that libuuid accepted
+ * Uuid text through the caller's cache: only texts that libuuid accepted
  * enter it, and a text is found only if it is the same 36 bytes, so what is
  * found is valid.
  */
@@ -183,7 +160,7 @@ cc_uuid_parse_cached(cc_id_cache *ids, const char *str, size_t len,
 		return false;
 	if (ids != NULL && cc_id_memo_find_text(&ids->parsed, str, out))
 		return true;
-	if (uuid_parse_range(str, str + len, out) != 0)
+	if (!cc_uuid_parse(str, len, out))
 		return false;
 	if (ids != NULL)
 		cc_id_memo_add(&ids->parsed, str, out);
@@ -195,7 +172,7 @@ cc_uuid_format_cached(cc_id_cache *ids, const uint8_t *id, char *out)
 {
 	if (ids == NULL)
 	{
-		uuid_unparse_lower(id, out);
+		cc_uuid_format(id, out);
 		return;
 	}
 	for (unsigned i = 0; i < ids->printed.used; i++)
@@ -205,7 +182,7 @@ cc_uuid_format_cached(cc_id_cache *ids, const uint8_t *id, char *out)
 			out[CC_UUID_TEXT_LEN] = '\0';
 			return;
 		}
-	uuid_unparse_lower(id, out);
+	cc_uuid_format(id, out);
 	cc_id_memo_add(&ids->printed, out, id);
 }
 

@@ -18,7 +18,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cc_core.h"
+#include "cc_algebra.h"
+#include "cc_digest.h"
+#include "cc_ids.h"
+#include "cc_json.h"
+#include "cc_text.h"
+#include "cc_wire.h"
 
 /*
  * Optional: a harness may point this at a function that prints the inputs of
