@@ -57,7 +57,7 @@ cc_from_json_text(const char *str, size_t len)
 	if (cc_json_parse(&json_ids, str, len, shards, &n, &tombstone, &err) != CC_OK)
 		cc_report(&err, str);
 	if (tombstone)
-		((unsigned char *) VARDATA(result))[1] = CC_STORED_FLAG_TOMBSTONE;
+		cc_stored_build_tombstone((unsigned char *) VARDATA(result));
 	cc_finish(result, n);
 	return PointerGetDatum(result);
 }

@@ -32,7 +32,7 @@ PG_FUNCTION_INFO_V1(counter_crdt_send);
  * it and its value are short.
  */
 #define CC_MEMO_INPUT	1024
-#define CC_MEMO_VALUE	(VARHDRSZ + CC_STORED_HEADER + 64 * CC_SHARD_SIZE)
+#define CC_MEMO_VALUE	(VARHDRSZ + CC_STORED_BUILD_SIZE(64))
 
 typedef struct CcInputMemo
 {
@@ -93,7 +93,7 @@ counter_crdt_in(PG_FUNCTION_ARGS)
 	if (cc_parse(&text_ids, str, len, shards, &n, &tombstone, &err) != CC_OK)
 		cc_report(&err, str);
 	if (tombstone)
-		((unsigned char *) VARDATA(result))[1] = CC_STORED_FLAG_TOMBSTONE;
+		cc_stored_build_tombstone((unsigned char *) VARDATA(result));
 	cc_finish(result, n);
 	cc_memo_put(&text_memo, str, len, result);
 	PG_RETURN_POINTER(result);

@@ -162,13 +162,16 @@ stored_round_trip(const unsigned char *s, size_t n, bool tombstone,
 	sum_rc = tombstone ? CC_OK : cc_sum(s, n, &sum, NULL);
 
 	/*
-	 * Packed in place as the glue does: header room, then the wide records.
-	 * The header starts as garbage, which pack must overwrite whole.
+	 * Built in place as the glue does: header room, then the wide records,
+	 * made a tombstone after the records are written.  The header starts as
+	 * garbage, which building must overwrite whole.
 	 */
-	room = exact_alloc(V2 + n * WIDE);
+	room = exact_alloc(CC_STORED_BUILD_SIZE(n));
 	memset(room, 0xee, V2);
-	memcpy(room + V2, s, n * WIDE);
-	len = cc_stored_pack(room, n, tombstone);
+	memcpy(cc_stored_build_start(room, false), s, n * WIDE);
+	if (tombstone)
+		cc_stored_build_tombstone(room);
+	len = cc_stored_build_finish(room, n);
 	EXPECT(len == ref_len);
 	EXPECT(len == (tombstone ? (size_t) V2 :
 				   V2 + n * ((ref[1] & 0x04) ? NARROW : WIDE)));

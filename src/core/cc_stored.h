@@ -158,6 +158,16 @@ cc_stored_open(const unsigned char *data, size_t len, cc_stored *s,
 cc_code		cc_stored_prefix(const unsigned char *data, size_t avail,
 							 cc_stored *s, cc_error *err);
 
+/*
+ * Whether the first avail bytes of a value (a slice of CC_STORED_HEADER of
+ * them) are what cc_stored_prefix() reads on their own: a version 2 header.
+ */
+static inline bool
+cc_stored_prefix_suffices(const unsigned char *data, size_t avail)
+{
+	return avail > 0 && data[0] == CC_STORED_V2;
+}
+
 /* The n shards as 32-byte records in out (room for n), whatever the layout. */
 void		cc_stored_widen(const cc_stored *s, unsigned char *out);
 
@@ -183,5 +193,35 @@ cc_stored_value(const cc_stored *s, int64_t *out, cc_error *err)
  * canonical 32-byte records into version 2, in place; returns its length.
  */
 size_t		cc_stored_pack(unsigned char *data, size_t n, bool tombstone);
+
+/*
+ * Building a value in CC_STORED_BUILD_SIZE(capacity) bytes of room:
+ * cc_stored_build_start() writes its header and returns where its 32-byte
+ * records go; cc_stored_build_tombstone() makes it a tombstone until it is
+ * finished; cc_stored_build_finish() packs the first n records written and
+ * returns the value's length.
+ */
+#define CC_STORED_BUILD_SIZE(capacity) \
+	(CC_STORED_HEADER + (capacity) * CC_SHARD_SIZE)
+
+static inline unsigned char *
+cc_stored_build_start(unsigned char *data, bool tombstone)
+{
+	data[0] = CC_STORED_V2;
+	data[1] = tombstone ? CC_STORED_FLAG_TOMBSTONE : 0;
+	return data + CC_STORED_HEADER;
+}
+
+static inline void
+cc_stored_build_tombstone(unsigned char *data)
+{
+	data[1] = CC_STORED_FLAG_TOMBSTONE;
+}
+
+static inline size_t
+cc_stored_build_finish(unsigned char *data, size_t n)
+{
+	return cc_stored_pack(data, n, (data[1] & CC_STORED_FLAG_TOMBSTONE) != 0);
+}
 
 #endif							/* CC_STORED_H */

@@ -176,10 +176,10 @@ fuzz_stored_round_trip(const unsigned char *s, size_t n, bool tombstone,
 	overflow = !tombstone && (exact < INT64_MIN || exact > INT64_MAX);
 	total = (tombstone || overflow) ? 0 : (int64_t) exact;
 
-	room = fuzz_alloc(CC_STORED_HEADER + n * CC_SHARD_SIZE);
+	room = fuzz_alloc(CC_STORED_BUILD_SIZE(n));
 	memset(room, 0xee, CC_STORED_HEADER);
-	memcpy(room + CC_STORED_HEADER, s, n * CC_SHARD_SIZE);
-	len = cc_stored_pack(room, n, tombstone);
+	memcpy(cc_stored_build_start(room, tombstone), s, n * CC_SHARD_SIZE);
+	len = cc_stored_build_finish(room, n);
 	FUZZ_CHECK(len == (tombstone ? CC_STORED_HEADER :
 					   CC_STORED_HEADER + n * (fits ? CC_NARROW_SHARD_SIZE : CC_SHARD_SIZE)));
 	FUZZ_CHECK(room[0] == CC_STORED_V2 && room[2] == 0 && room[3] == 0);
