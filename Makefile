@@ -9,7 +9,7 @@ EXTENSION = counter_crdt
 MODULE_big = counter_crdt
 EXTVERSION = 1.4
 
-# The core (src/core/): plain C, no PostgreSQL header.
+# The core (src/core/): plain C, no PostgreSQL header (src/core/README.md).
 CORE_SRCS = src/core/cc_base.c src/core/cc_stored.c src/core/cc_wire.c \
 	src/core/cc_digest.c src/core/cc_algebra.c src/core/cc_ids.c \
 	src/core/cc_text.c src/core/cc_json.c

@@ -2,16 +2,10 @@
  * type_io.c
  *	  Text and binary input and output of counter_crdt.
  *
- * The binary form (send/recv) is versioned and big-endian:
- *
- *	  version	1 byte, 1
- *	  flags		1 byte, 0x01 = tombstone; other bits must be zero
- *	  count		uint32, the number of shards (0 for a tombstone)
- *	  shards	count times: id (16 bytes), clock (int64), value (int64)
- *
- * with ids strictly ascending and clocks >= 1.  recv is reachable by any user
- * through COPY ... (FORMAT binary): it checks the length against the count
- * before it allocates, and checks every shard.
+ * The binary form (send/recv) is versioned and big-endian; its byte table
+ * is in core/cc_wire.h.  recv is reachable by any user through COPY ...
+ * (FORMAT binary): it checks the length against the count before it
+ * allocates, and checks every shard.
  */
 #include "counter_crdt.h"
 
