@@ -14,7 +14,11 @@ EXTENSION = counter_crdt
 MODULE_big = counter_crdt
 EXTVERSION = 1.4
 
-CORE_SRCS = src/cc_core.c src/cc_text.c src/cc_ids.c src/cc_json.c src/cc_stored.c
+# The core (src/core/): plain C, no PostgreSQL header (src/core/README.md).
+CORE_SRCS = src/core/cc_base.c src/core/cc_stored.c src/core/cc_wire.c \
+	src/core/cc_digest.c src/core/cc_algebra.c src/core/cc_ids.c \
+	src/core/cc_text.c src/core/cc_json.c
+CORE_HDRS = $(wildcard src/core/*.h)
 GLUE_SRCS = src/counter_crdt.c src/type_io.c src/functions.c src/aggregate.c \
 	src/replication.c src/operations.c src/json.c src/compare.c \
 	src/table_digest.c src/hashing.c
@@ -43,7 +47,7 @@ override CPPFLAGS += -DCC_HASH_PG_COMMON
 endif
 
 # The headers hold inline code: every object is rebuilt when they change.
-$(OBJS): src/cc_core.h
+$(OBJS): $(CORE_HDRS)
 $(GLUE_SRCS:.c=.o): src/counter_crdt.h
 
 # The TAP tests, run as PGXS's prove_installcheck runs t/*.pl (Makefile.global),
@@ -78,9 +82,9 @@ CORE_TEST_SRCS = $(wildcard test/core_*.c)
 # Outside the server the core hashes with OpenSSL's libcrypto (libssl-dev),
 # which the tests also take as the reference; uuid text is libuuid's.
 CORE_TEST_LIBS = -lcrypto -luuid
-CORE_TEST_HDRS = test/cc_test.h test/cc_test_states.h test/cc_ossl.h src/cc_core.h
+CORE_TEST_HDRS = test/cc_test.h test/cc_test_states.h test/cc_ossl.h $(CORE_HDRS)
 test/core_test: $(CORE_TEST_SRCS) $(CORE_SRCS) $(CORE_TEST_HDRS)
-	$(CC) $(CORE_TEST_CFLAGS) -Isrc -Itest -o $@ $(CORE_TEST_SRCS) $(CORE_SRCS) $(CORE_TEST_LIBS)
+	$(CC) $(CORE_TEST_CFLAGS) -Isrc/core -Itest -o $@ $(CORE_TEST_SRCS) $(CORE_SRCS) $(CORE_TEST_LIBS)
 
 .PHONY: core-test
 core-test: test/core_test
@@ -90,7 +94,7 @@ core-test: test/core_test
 SANITIZE_CC ?= clang
 SANITIZE_FLAGS ?= -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 test/core_test_sanitize: $(CORE_TEST_SRCS) $(CORE_SRCS) $(CORE_TEST_HDRS)
-	$(SANITIZE_CC) $(SANITIZE_FLAGS) -std=c99 -Wall -Wextra -Isrc -Itest -o $@ $(CORE_TEST_SRCS) $(CORE_SRCS) $(CORE_TEST_LIBS)
+	$(SANITIZE_CC) $(SANITIZE_FLAGS) -std=c99 -Wall -Wextra -Isrc/core -Itest -o $@ $(CORE_TEST_SRCS) $(CORE_SRCS) $(CORE_TEST_LIBS)
 
 .PHONY: core-test-sanitize
 core-test-sanitize: test/core_test_sanitize
@@ -98,8 +102,8 @@ core-test-sanitize: test/core_test_sanitize
 
 # Instruction counts of the hot operations (merge, increment, sum, parse,
 # format) under callgrind, to compare versions exactly.
-test/microbench: test/microbench.c $(CORE_SRCS) src/cc_core.h test/cc_ossl.h
-	$(CC) $(CORE_TEST_CFLAGS) -Isrc -Itest -o $@ test/microbench.c $(CORE_SRCS) $(CORE_TEST_LIBS)
+test/microbench: test/microbench.c $(CORE_SRCS) $(CORE_HDRS) test/cc_ossl.h
+	$(CC) $(CORE_TEST_CFLAGS) -Isrc/core -Itest -o $@ test/microbench.c $(CORE_SRCS) $(CORE_TEST_LIBS)
 
 .PHONY: microbench
 microbench: test/microbench
@@ -132,7 +136,7 @@ FUZZ_TARGETS = test/fuzz/fuzz_text test/fuzz/fuzz_binary test/fuzz/fuzz_algebra 
 EXTRA_CLEAN += $(FUZZ_TARGETS)
 
 $(FUZZ_TARGETS): test/fuzz/%: test/fuzz/%.c test/fuzz/fuzz_common.h $(CORE_TEST_HDRS) $(CORE_SRCS)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -std=c99 -Wall -Wextra -Isrc -Itest -o $@ $< $(CORE_SRCS) $(CORE_TEST_LIBS)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -std=c99 -Wall -Wextra -Isrc/core -Itest -o $@ $< $(CORE_SRCS) $(CORE_TEST_LIBS)
 
 .PHONY: fuzz fuzz-short fuzz-long
 fuzz: $(FUZZ_TARGETS)

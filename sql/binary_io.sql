@@ -1,8 +1,7 @@
 --
 -- binary_io: send/recv and binary COPY (contract section 5)
 --
--- Layout: version byte 1, flags byte (0x01 tombstone), uint32 big-endian
--- shard count, then per shard the 16-byte id, int64 BE clock, int64 BE value.
+-- Layout: the byte table of src/core/cc_wire.h.
 --
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS counter_crdt;

@@ -234,7 +234,7 @@ cc_datum_value(Datum d, int64 *value)
 		const unsigned char *data = (const unsigned char *) VARDATA_ANY(slice);
 		size_t		len = VARSIZE_ANY_EXHDR(slice);
 
-		if (len > 0 && data[0] == CC_STORED_V2)
+		if (cc_stored_prefix_suffices(data, len))
 		{
 			if (cc_stored_prefix(data, len, &s, &err) != CC_OK)
 				cc_corrupt(&err);
@@ -266,22 +266,18 @@ cc_check_count(size_t n)
 
 /*
  * Allocates a value with room for capacity shards of 32 bytes, written at
- * *shards; cc_finish() packs the n of them the caller wrote.  The flag byte
- * may be set to a tombstone until then.
+ * *shards; cc_finish() packs the n of them the caller wrote.  It may be
+ * made a tombstone (cc_stored_build_tombstone()) until then.
  */
 struct varlena *
 cc_make(size_t capacity, bool tombstone, unsigned char **shards)
 {
 	struct varlena *r;
-	unsigned char *data;
 
 	cc_check_count(capacity);
-	r = palloc0(VARHDRSZ + CC_STORED_HEADER + capacity * CC_SHARD_SIZE);
-	SET_VARSIZE(r, VARHDRSZ + CC_STORED_HEADER + capacity * CC_SHARD_SIZE);
-	data = (unsigned char *) VARDATA(r);
-	data[0] = CC_STORED_V2;
-	data[1] = tombstone ? CC_STORED_FLAG_TOMBSTONE : 0;
-	*shards = data + CC_STORED_HEADER;
+	r = palloc0(VARHDRSZ + CC_STORED_BUILD_SIZE(capacity));
+	SET_VARSIZE(r, VARHDRSZ + CC_STORED_BUILD_SIZE(capacity));
+	*shards = cc_stored_build_start((unsigned char *) VARDATA(r), tombstone);
 	return r;
 }
 
@@ -289,11 +285,8 @@ cc_make(size_t capacity, bool tombstone, unsigned char **shards)
 void
 cc_finish(struct varlena *result, size_t n)
 {
-	unsigned char *data = (unsigned char *) VARDATA(result);
-
 	SET_VARSIZE(result, VARHDRSZ +
-				cc_stored_pack(data, n,
-							   (data[1] & CC_STORED_FLAG_TOMBSTONE) != 0));
+				cc_stored_build_finish((unsigned char *) VARDATA(result), n));
 }
 
 /*

@@ -3,9 +3,10 @@
  *	  The on-disk form of counter_crdt and the glue shared by the fmgr files.
  *
  * On disk a value is a varlena whose bytes are one of the two layouts of
- * cc_core.h ("stored form"): version 1, written by 1.0 to 1.2, and version
- * 2, written since 1.3, which keeps the exact total in its first 12 bytes
- * and stores shards of small clocks and values in 24 bytes instead of 32.
+ * core/cc_stored.h ("stored form"): version 1, written by 1.0 to 1.2, and
+ * version 2, written since 1.3, which keeps the exact total in its first 12
+ * bytes and stores shards of small clocks and values in 24 bytes instead of
+ * 32.
  * Nothing rewrites a stored value: a version 1 value is read where it lies
  * and becomes version 2 when it next changes.
  *
@@ -29,7 +30,12 @@
 #include "utils/relcache.h"
 #include "utils/memutils.h"
 
-#include "cc_core.h"
+#include "core/cc_algebra.h"
+#include "core/cc_digest.h"
+#include "core/cc_ids.h"
+#include "core/cc_json.h"
+#include "core/cc_text.h"
+#include "core/cc_wire.h"
 
 /*
  * A function that does not return: PostgreSQL 18 marks it before the

@@ -20,6 +20,9 @@ PG_FUNCTION_INFO_V1(counter_crdt_from_jsonb);
 PG_FUNCTION_INFO_V1(counter_crdt_to_json);
 PG_FUNCTION_INFO_V1(counter_crdt_from_json);
 
+/* The ids the JSON form parsed and printed lately: the backend's cache. */
+static cc_id_cache json_ids;
+
 /* The JSON text of a value, palloc'd. */
 static char *
 cc_json_text(Datum d)
@@ -36,7 +39,7 @@ cc_json_text(Datum d)
 				 errmsg("counter_crdt value is too large for its JSON form"),
 				 errdetail("The value has %zu shards.", v.n)));
 	buf = palloc(cap);
-	cc_json_format(v.shards, v.n, v.tombstone, buf);
+	cc_json_format(&json_ids, v.shards, v.n, v.tombstone, buf);
 	return buf;
 }
 
@@ -51,10 +54,10 @@ cc_from_json_text(const char *str, size_t len)
 	cc_error	err;
 
 	result = cc_make(cc_json_parse_capacity(str, len), false, &shards);
-	if (cc_json_parse(str, len, shards, &n, &tombstone, &err) != CC_OK)
+	if (cc_json_parse(&json_ids, str, len, shards, &n, &tombstone, &err) != CC_OK)
 		cc_report(&err, str);
 	if (tombstone)
-		((unsigned char *) VARDATA(result))[1] = CC_STORED_FLAG_TOMBSTONE;
+		cc_stored_build_tombstone((unsigned char *) VARDATA(result));
 	cc_finish(result, n);
 	return PointerGetDatum(result);
 }

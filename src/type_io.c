@@ -2,16 +2,10 @@
  * type_io.c
  *	  Text and binary input and output of counter_crdt.
  *
- * The binary form (send/recv) is versioned and big-endian:
- *
- *	  version	1 byte, 1
- *	  flags		1 byte, 0x01 = tombstone; other bits must be zero
- *	  count		uint32, the number of shards (0 for a tombstone)
- *	  shards	count times: id (16 bytes), clock (int64), value (int64)
- *
- * with ids strictly ascending and clocks >= 1.  recv is reachable by any user
- * through COPY ... (FORMAT binary): it checks the length against the count
- * before it allocates, and checks every shard.
+ * The binary form (send/recv) is versioned and big-endian; its byte table
+ * is in core/cc_wire.h.  recv is reachable by any user through COPY ...
+ * (FORMAT binary): it checks the length against the count before it
+ * allocates, and checks every shard.
  */
 #include "counter_crdt.h"
 
@@ -32,7 +26,7 @@ PG_FUNCTION_INFO_V1(counter_crdt_send);
  * it and its value are short.
  */
 #define CC_MEMO_INPUT	1024
-#define CC_MEMO_VALUE	(VARHDRSZ + CC_STORED_HEADER + 64 * CC_SHARD_SIZE)
+#define CC_MEMO_VALUE	(VARHDRSZ + CC_STORED_BUILD_SIZE(64))
 
 typedef struct CcInputMemo
 {
@@ -43,6 +37,13 @@ typedef struct CcInputMemo
 
 static CcInputMemo text_memo;
 static CcInputMemo binary_memo;
+
+/*
+ * The ids the text form parsed and printed lately, with their text (the
+ * core keeps no state: this cache is the backend's, and the core's parser
+ * and formatter are handed it).
+ */
+static cc_id_cache text_ids;
 
 /* A copy of the value kept for exactly this input, or NULL. */
 static struct varlena *
@@ -83,10 +84,10 @@ counter_crdt_in(PG_FUNCTION_ARGS)
 	if ((result = cc_memo_get(&text_memo, str, len)) != NULL)
 		PG_RETURN_POINTER(result);
 	result = cc_make(cc_parse_capacity(str, len), false, &shards);
-	if (cc_parse(str, len, shards, &n, &tombstone, &err) != CC_OK)
+	if (cc_parse(&text_ids, str, len, shards, &n, &tombstone, &err) != CC_OK)
 		cc_report(&err, str);
 	if (tombstone)
-		((unsigned char *) VARDATA(result))[1] = CC_STORED_FLAG_TOMBSTONE;
+		cc_stored_build_tombstone((unsigned char *) VARDATA(result));
 	cc_finish(result, n);
 	cc_memo_put(&text_memo, str, len, result);
 	PG_RETURN_POINTER(result);
@@ -108,7 +109,7 @@ counter_crdt_out(PG_FUNCTION_ARGS)
 				 errmsg("counter_crdt value is too large for its text form"),
 				 errdetail("The value has %zu shards.", s.n)));
 	buf = palloc(cap);
-	cc_format_stored(&s, buf);
+	cc_format_stored(&text_ids, &s, buf);
 	PG_RETURN_CSTRING(buf);
 }
 

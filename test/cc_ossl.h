@@ -15,7 +15,8 @@
 
 #include <openssl/evp.h>
 
-#include "cc_core.h"
+#include "cc_digest.h"
+#include "cc_ids.h"
 
 static inline void
 ossl_update(void *arg, const void *data, size_t len)

@@ -70,7 +70,15 @@ extern long cc_test_failed;
 CC_TEST_GROUPS(CC_TEST_DECLARE, CC_TEST_DECLARE_CASES)
 
 /* Helpers shared by the test files (core_main.c). */
-#include "cc_core.h"
+#include "cc_algebra.h"
+#include "cc_digest.h"
+#include "cc_ids.h"
+#include "cc_json.h"
+#include "cc_text.h"
+#include "cc_wire.h"
+
+/* The id cache that the tests hand to the text and JSON forms. */
+extern cc_id_cache cc_test_ids;
 
 /* Builds a canonical state from text, failing the run if it does not parse. */
 size_t		state_from_text(const char *text, unsigned char *out, bool *tombstone);
@@ -86,7 +94,7 @@ void	   *exact_copy(const void *src, size_t len);
 
 /*
  * The stored form of one canonical state, packed, opened, widened, valued
- * and read by prefix, against the byte map of cc_core.h; also read as the
+ * and read by prefix, against the byte map of cc_stored.h; also read as the
  * version 1 bytes of the same state (core_stored.c).  Counts what it saw in
  * seen, prints the first failures, returns whether everything agreed.
  */

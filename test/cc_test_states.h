@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "cc_core.h"
+#include "cc_base.h"
 
 /*
  * Writer ids on the edges of the orderings: ties in a memcmp-based order

@@ -155,7 +155,7 @@ bounds_sum_digest_format(void)
 		ossl_digest(s, n, false, d1);
 		ossl_digest(copy, n, false, d2);
 		CHECK(memcmp(d1, d2, CC_DIGEST_LEN) == 0);
-		cc_format(s, n, false, text);
+		cc_format(&cc_test_ids, s, n, false, text);
 		CHECKF(strcmp(text, states[i]) == 0, "format gave %s", text);
 		free(text);
 		free(s);
@@ -202,7 +202,7 @@ parse_exact(const char *text, size_t *n, bool *tombstone, cc_error *err)
 	size_t		len = strlen(text);
 	char	   *in = exact_copy(text, len);
 	unsigned char *out = exact_alloc(cc_parse_capacity(in, len) * CC_SHARD_SIZE);
-	cc_code		rc = cc_parse(in, len, out, n, tombstone, err);
+	cc_code		rc = cc_parse(&cc_test_ids, in, len, out, n, tombstone, err);
 
 	free(in);
 	free(out);

@@ -6,7 +6,7 @@
  *
  * The core writes no hash function.  These tests check, apart from it:
  *	- the byte stream it hands to a sink, against an encoder written here
- *	  from the documentation in cc_core.h;
+ *	  from the documentation in cc_digest.h;
  *	- that the stream arrives in few pieces, none empty;
  *	- digests of known states against Python's hashlib:
  *

@@ -25,7 +25,7 @@ check_json_parses(const char *in, const char *canonical)
 	bool		t;
 	size_t		n = 0;
 	cc_error	err;
-	cc_code		rc = cc_json_parse(in, strlen(in), jbuf, &n, &t, &err);
+	cc_code		rc = cc_json_parse(&cc_test_ids, in, strlen(in), jbuf, &n, &t, &err);
 	const char *got = rc == CC_OK ? state_text(jbuf, n, t) : err.detail;
 
 	CHECKF(rc == CC_OK && strcmp(got, canonical) == 0,
@@ -42,13 +42,13 @@ check_json_rejects(const char *in, const char *detail_has)
 	cc_code		rc;
 
 	err.detail[0] = '\0';
-	rc = cc_json_parse(in, strlen(in), jbuf, &n, &t, &err);
+	rc = cc_json_parse(&cc_test_ids, in, strlen(in), jbuf, &n, &t, &err);
 	CHECKF(rc == CC_ERR_SYNTAX && err.code == CC_ERR_SYNTAX &&
 		   strstr(err.detail, detail_has) != NULL,
 		   "json parse(%s) should fail mentioning \"%s\"; got rc %d, \"%s\"",
 		   in, detail_has, (int) rc, err.detail);
 	/* the same without an error buffer */
-	CHECK(cc_json_parse(in, strlen(in), jbuf, &n, &t, NULL) == CC_ERR_SYNTAX);
+	CHECK(cc_json_parse(&cc_test_ids, in, strlen(in), jbuf, &n, &t, NULL) == CC_ERR_SYNTAX);
 }
 
 static void
@@ -57,7 +57,7 @@ check_json_formats(const char *text, const char *json)
 	bool		t;
 	size_t		n = state_from_text(text, jbuf, &t);
 	char		out[4096];
-	size_t		len = cc_json_format(jbuf, n, t, out);
+	size_t		len = cc_json_format(&cc_test_ids, jbuf, n, t, out);
 
 	CHECKF(strcmp(out, json) == 0, "json of %s is %s, expected %s", text, out, json);
 	CHECK(len == strlen(out));
@@ -175,7 +175,7 @@ test_json_cases(void)
 		size_t		n;
 		cc_error	err;
 
-		CHECK(cc_json_parse(nul, sizeof(nul) - 1, jbuf, &n, &t, &err) == CC_ERR_SYNTAX &&
+		CHECK(cc_json_parse(&cc_test_ids, nul, sizeof(nul) - 1, jbuf, &n, &t, &err) == CC_ERR_SYNTAX &&
 			  strstr(err.detail, "byte 0x00") != NULL);
 	}
 }
@@ -351,9 +351,9 @@ test_json_random(long cases)
 		cc_error	err;
 
 		/* format, then parse: the same state */
-		len = cc_json_format(s, n, t, text);
+		len = cc_json_format(&cc_test_ids, s, n, t, text);
 		if (len + 1 > cc_json_format_capacity(n) ||
-			cc_json_parse(text, len, back, &n2, &t2, &err) != CC_OK ||
+			cc_json_parse(&cc_test_ids, text, len, back, &n2, &t2, &err) != CC_OK ||
 			!cc_equal(s, n, t, back, n2, t2))
 		{
 			if (broken_exact++ < 5)
@@ -362,7 +362,7 @@ test_json_random(long cases)
 
 		/* any legal rewriting of the JSON: the same state */
 		len = jmessy(s, n, t, text);
-		if (cc_json_parse(text, len, back, &n2, &t2, &err) != CC_OK ||
+		if (cc_json_parse(&cc_test_ids, text, len, back, &n2, &t2, &err) != CC_OK ||
 			!cc_equal(s, n, t, back, n2, t2) ||
 			n2 > cc_json_parse_capacity(text, len))
 		{
@@ -382,7 +382,7 @@ test_json_random(long cases)
 
 			text[at] = "{}[]:,\"\\ 0-1e.xtu"[jrnd() % 17];
 			err.code = CC_OK;
-			rc = cc_json_parse(text, len, back, &n2, &t2, &err);
+			rc = cc_json_parse(&cc_test_ids, text, len, back, &n2, &t2, &err);
 			if (rc == CC_OK)
 			{
 				if (cc_check_canonical(back, n2, CC_ERR_SYNTAX, NULL) != CC_OK)

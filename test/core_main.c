@@ -14,6 +14,7 @@
 
 long		cc_test_passed = 0;
 long		cc_test_failed = 0;
+cc_id_cache cc_test_ids;
 
 size_t
 state_from_text(const char *text, unsigned char *out, bool *tombstone)
@@ -21,7 +22,7 @@ state_from_text(const char *text, unsigned char *out, bool *tombstone)
 	size_t		n = 0;
 	cc_error	err;
 
-	if (cc_parse(text, strlen(text), out, &n, tombstone, &err) != CC_OK)
+	if (cc_parse(&cc_test_ids, text, strlen(text), out, &n, tombstone, &err) != CC_OK)
 	{
 		fprintf(stderr, "test literal does not parse: %s: %s\n", text, err.detail);
 		cc_test_failed++;
@@ -37,7 +38,7 @@ state_text(const unsigned char *s, size_t n, bool tombstone)
 
 	if (cc_format_capacity(n) > sizeof(buf))
 		return "(too long to show)";
-	cc_format(s, n, tombstone, buf);
+	cc_format(&cc_test_ids, s, n, tombstone, buf);
 	return buf;
 }
 

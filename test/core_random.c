@@ -302,9 +302,9 @@ test_random(long cases)
 		}
 
 		/* round trips */
-		cc_format(ab_c.s, ab_c.n, ab_c.tombstone, txt);
+		cc_format(&cc_test_ids, ab_c.s, ab_c.n, ab_c.tombstone, txt);
 		x.n = 0;
-		tally(&text, cc_parse(txt, strlen(txt), x.s, &x.n, &x.tombstone, &err) == CC_OK &&
+		tally(&text, cc_parse(&cc_test_ids, txt, strlen(txt), x.s, &x.n, &x.tombstone, &err) == CC_OK &&
 			  same(&x, &ab_c), &ab_c, NULL, NULL);
 		cc_encode(ab.s, ab.n, ab.tombstone, wbuf);
 		tally(&wire, cc_decode_header(wbuf, cc_wire_size(ab.n), &n, &t, &err) == CC_OK &&

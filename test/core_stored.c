@@ -1,10 +1,10 @@
 /*
  * core_stored.c
- *	  The stored form (src/cc_stored.c): what a value packs into, how both
+ *	  The stored form (src/core/cc_stored.c): what a value packs into, how both
  *	  layouts are opened, widened, valued and read by their first bytes, and
  *	  every header the opener must refuse.
  *
- * Expected bytes are built here from the byte map in cc_core.h, apart from
+ * Expected bytes are built here from the byte map in cc_stored.h, apart from
  * the code under test, and compared byte for byte.  Every input to the
  * opener sits in a heap block that ends exactly where the input ends (the
  * prefix reader gets a block of just the bytes it may read), so the
@@ -162,13 +162,16 @@ stored_round_trip(const unsigned char *s, size_t n, bool tombstone,
 	sum_rc = tombstone ? CC_OK : cc_sum(s, n, &sum, NULL);
 
 	/*
-	 * Packed in place as the glue does: header room, then the wide records.
-	 * The header starts as garbage, which pack must overwrite whole.
+	 * Built in place as the glue does: header room, then the wide records,
+	 * made a tombstone after the records are written.  The header starts as
+	 * garbage, which building must overwrite whole.
 	 */
-	room = exact_alloc(V2 + n * WIDE);
+	room = exact_alloc(CC_STORED_BUILD_SIZE(n));
 	memset(room, 0xee, V2);
-	memcpy(room + V2, s, n * WIDE);
-	len = cc_stored_pack(room, n, tombstone);
+	memcpy(cc_stored_build_start(room, false), s, n * WIDE);
+	if (tombstone)
+		cc_stored_build_tombstone(room);
+	len = cc_stored_build_finish(room, n);
 	EXPECT(len == ref_len);
 	EXPECT(len == (tombstone ? (size_t) V2 :
 				   V2 + n * ((ref[1] & 0x04) ? NARROW : WIDE)));
@@ -199,8 +202,8 @@ stored_round_trip(const unsigned char *s, size_t n, bool tombstone,
 				   *t_records = exact_alloc(cc_format_capacity(st.n));
 		unsigned char *w_stored = exact_alloc(cc_wire_size(st.n)),
 				   *w_records = exact_alloc(cc_wire_size(st.n));
-		size_t		l_stored = cc_format_stored(&st, t_stored),
-					l_records = cc_format(s, st.n, tombstone, t_records);
+		size_t		l_stored = cc_format_stored(&cc_test_ids, &st, t_stored),
+					l_records = cc_format(&cc_test_ids, s, st.n, tombstone, t_records);
 
 		EXPECT(l_stored == l_records && memcmp(t_stored, t_records, l_stored + 1) == 0);
 		cc_encode_stored(&st, w_stored);

@@ -4,7 +4,7 @@
  *	  row and the sum modulo 2^256 that combines rows.
  *
  * The expected row hashes come from Python's hashlib over the encoding that
- * cc_core.h documents, written apart from the core:
+ * cc_digest.h documents, written apart from the core:
  *
  *	  m = b"counter_crdt row v1" + struct.pack(">Q", len(k)) + k
  *	  m += b"\x02"                                       # NULL state

@@ -50,7 +50,7 @@ check_uuid_bytes(const char *locale)
 
 			memcpy(in, valid, CC_UUID_TEXT_LEN);
 			in[pos] = (char) b;
-			got = cc_uuid_parse(in, CC_UUID_TEXT_LEN, id);
+			got = cc_uuid_parse_cached(&cc_test_ids, in, CC_UUID_TEXT_LEN, id);
 			if (got != want)
 			{
 				if (wrong++ < 5)
@@ -90,23 +90,23 @@ test_uuid_libuuid(void)
 	}
 
 	/* other spellings of a uuid that PostgreSQL's uuid type takes */
-	CHECK(!cc_uuid_parse("{7f0cab51-fb72-3e98-bdb4-0404a982865d}", 38, id));
-	CHECK(!cc_uuid_parse("{7f0cab51-fb72-3e98-bdb4-0404a98286}", 36, id));
-	CHECK(!cc_uuid_parse("7f0cab51fb723e98bdb40404a982865d", 32, id));
-	CHECK(!cc_uuid_parse("7f0cab51fb723e98bdb40404a982865d1234", 36, id));
-	CHECK(!cc_uuid_parse("7f0c-ab51-fb72-3e98-bdb4-0404a98286", 36, id));
-	CHECK(!cc_uuid_parse("7f0cab51-fb72-3e98-bdb4-0404a982865d ", 37, id));
-	CHECK(!cc_uuid_parse(" 7f0cab51-fb72-3e98-bdb4-0404a982865d", 37, id));
-	CHECK(!cc_uuid_parse("urn:uuid:7f0cab51-fb72-3e98-bdb4-0404a982865d", 45, id));
-	CHECK(!cc_uuid_parse("", 0, id));
+	CHECK(!cc_uuid_parse_cached(&cc_test_ids, "{7f0cab51-fb72-3e98-bdb4-0404a982865d}", 38, id));
+	CHECK(!cc_uuid_parse_cached(&cc_test_ids, "{7f0cab51-fb72-3e98-bdb4-0404a98286}", 36, id));
+	CHECK(!cc_uuid_parse_cached(&cc_test_ids, "7f0cab51fb723e98bdb40404a982865d", 32, id));
+	CHECK(!cc_uuid_parse_cached(&cc_test_ids, "7f0cab51fb723e98bdb40404a982865d1234", 36, id));
+	CHECK(!cc_uuid_parse_cached(&cc_test_ids, "7f0c-ab51-fb72-3e98-bdb4-0404a98286", 36, id));
+	CHECK(!cc_uuid_parse_cached(&cc_test_ids, "7f0cab51-fb72-3e98-bdb4-0404a982865d ", 37, id));
+	CHECK(!cc_uuid_parse_cached(&cc_test_ids, " 7f0cab51-fb72-3e98-bdb4-0404a982865d", 37, id));
+	CHECK(!cc_uuid_parse_cached(&cc_test_ids, "urn:uuid:7f0cab51-fb72-3e98-bdb4-0404a982865d", 45, id));
+	CHECK(!cc_uuid_parse_cached(&cc_test_ids, "", 0, id));
 	/* a NUL inside the 36 characters, where C string code would stop */
-	CHECK(!cc_uuid_parse("7f0cab51-fb72-3e98-bdb4-0404a98286\0d", 36, id));
+	CHECK(!cc_uuid_parse_cached(&cc_test_ids, "7f0cab51-fb72-3e98-bdb4-0404a98286\0d", 36, id));
 	/* the given length counts, not a terminator: a prefix is too short */
 	for (size_t len = 0; len < 80; len++)
 	{
 		static const char run[] = "7f0cab51-fb72-3e98-bdb4-0404a982865d-fb72-3e98-bdb4-0404a982865d-0404a982865d";
 
-		CHECKF(cc_uuid_parse(run, len, id) == (len == CC_UUID_TEXT_LEN),
+		CHECKF(cc_uuid_parse_cached(&cc_test_ids, run, len, id) == (len == CC_UUID_TEXT_LEN),
 			   "a run of %zu characters", len);
 	}
 
@@ -120,8 +120,8 @@ test_uuid_libuuid(void)
 	{
 		for (int again = 0; again < 2; again++)
 		{
-			CHECK(!cc_uuid_parse("7f0cab51-fb72-3e98-bdb4-0404a982865g", 36, id));
-			CHECK(!cc_uuid_parse("7f0cab51-fb72-3e98-bdb4-0404a982865", 36, id));
+			CHECK(!cc_uuid_parse_cached(&cc_test_ids, "7f0cab51-fb72-3e98-bdb4-0404a982865g", 36, id));
+			CHECK(!cc_uuid_parse_cached(&cc_test_ids, "7f0cab51-fb72-3e98-bdb4-0404a982865", 36, id));
 		}
 		for (int k = 0; k < 12; k++)
 		{
@@ -138,7 +138,7 @@ test_uuid_libuuid(void)
 					d++;
 				}
 			memset(id, 0, sizeof(id));
-			CHECKF(cc_uuid_parse(text, CC_UUID_TEXT_LEN, id) && memcmp(id, want, CC_ID_LEN) == 0,
+			CHECKF(cc_uuid_parse_cached(&cc_test_ids, text, CC_UUID_TEXT_LEN, id) && memcmp(id, want, CC_ID_LEN) == 0,
 				   "round %d: %s parsed to its own bytes", round, text);
 		}
 	}
@@ -155,7 +155,7 @@ test_uuid_libuuid(void)
 				 id[5], id[6], id[7], id[8], id[9], id[10], id[11], id[12],
 				 id[13], id[14], id[15]);
 		memset(out, 'x', sizeof(out));
-		cc_uuid_format(id, out);
+		cc_uuid_format_cached(&cc_test_ids, id, out);
 		CHECKF(memcmp(out, ref, CC_UUID_TEXT_LEN + 1) == 0 && out[CC_UUID_TEXT_LEN + 1] == 'x',
 			   "format %s gave %.36s", ref, out);
 	}
@@ -167,7 +167,7 @@ check_parses(const char *in, const char *canonical)
 	bool		t;
 	size_t		n = 0;
 	cc_error	err;
-	cc_code		rc = cc_parse(in, strlen(in), buf, &n, &t, &err);
+	cc_code		rc = cc_parse(&cc_test_ids, in, strlen(in), buf, &n, &t, &err);
 	const char *got = rc == CC_OK ? state_text(buf, n, t) : err.detail;
 
 	CHECKF(rc == CC_OK && strcmp(got, canonical) == 0,
@@ -185,7 +185,7 @@ check_rejects(const char *in, const char *detail_has)
 	cc_code		rc;
 
 	err.detail[0] = '\0';
-	rc = cc_parse(in, strlen(in), buf, &n, &t, &err);
+	rc = cc_parse(&cc_test_ids, in, strlen(in), buf, &n, &t, &err);
 	CHECKF(rc == CC_ERR_SYNTAX && err.code == CC_ERR_SYNTAX &&
 		   strstr(err.detail, detail_has) != NULL,
 		   "parse(\"%s\") should fail mentioning \"%s\"; got rc %d, \"%s\"",
@@ -318,7 +318,7 @@ test_text(void)
 		size_t		n;
 		cc_error	err;
 
-		CHECK(cc_parse(nul, sizeof(nul) - 1, buf, &n, &t, &err) == CC_ERR_SYNTAX &&
+		CHECK(cc_parse(&cc_test_ids, nul, sizeof(nul) - 1, buf, &n, &t, &err) == CC_ERR_SYNTAX &&
 			  strstr(err.detail, "byte 0x00") != NULL);
 	}
 
@@ -327,26 +327,26 @@ test_text(void)
 		uint8_t		id[CC_ID_LEN];
 		char		out[CC_UUID_TEXT_LEN + 1];
 
-		CHECK(cc_uuid_parse(EX2, 36, id) && id[0] == 0x7f && id[15] == 0x5d);
-		cc_uuid_format(id, out);
+		CHECK(cc_uuid_parse_cached(&cc_test_ids, EX2, 36, id) && id[0] == 0x7f && id[15] == 0x5d);
+		cc_uuid_format_cached(&cc_test_ids, id, out);
 		CHECK(strcmp(out, EX2) == 0);
-		CHECK(cc_uuid_parse("7F0CAB51-FB72-3E98-BDB4-0404A982865D", 36, id));
-		cc_uuid_format(id, out);
+		CHECK(cc_uuid_parse_cached(&cc_test_ids, "7F0CAB51-FB72-3E98-BDB4-0404A982865D", 36, id));
+		cc_uuid_format_cached(&cc_test_ids, id, out);
 		CHECK(strcmp(out, EX2) == 0);
-		CHECK(!cc_uuid_parse(EX2, 35, id));
+		CHECK(!cc_uuid_parse_cached(&cc_test_ids, EX2, 35, id));
 		/* a longer run of hex digits is refused whole, and id is not written past */
 		{
 			uint8_t		guard[CC_ID_LEN + 8];
 
 			memset(guard, 0xa5, sizeof(guard));
-			CHECK(!cc_uuid_parse(EX2 "00", 38, guard));
-			CHECK(!cc_uuid_parse(EX2 "0123456789abcdef", 52, guard));
-			CHECK(!cc_uuid_parse(EX2 EX2, 72, guard));
+			CHECK(!cc_uuid_parse_cached(&cc_test_ids, EX2 "00", 38, guard));
+			CHECK(!cc_uuid_parse_cached(&cc_test_ids, EX2 "0123456789abcdef", 52, guard));
+			CHECK(!cc_uuid_parse_cached(&cc_test_ids, EX2 EX2, 72, guard));
 			for (size_t i = CC_ID_LEN; i < sizeof(guard); i++)
 				CHECKF(guard[i] == 0xa5, "byte %zu past the id written", i);
 		}
-		CHECK(!cc_uuid_parse("7f0cab51fb72-3e98-bdb4-0404a982865d-", 36, id));
-		CHECK(!cc_uuid_parse("7f0cab51-fb72-3e98-bdb4-0404a982865g", 36, id));
+		CHECK(!cc_uuid_parse_cached(&cc_test_ids, "7f0cab51fb72-3e98-bdb4-0404a982865d-", 36, id));
+		CHECK(!cc_uuid_parse_cached(&cc_test_ids, "7f0cab51-fb72-3e98-bdb4-0404a982865g", 36, id));
 	}
 	test_uuid_libuuid();
 
@@ -377,10 +377,10 @@ test_text(void)
 				int			j = (k / 4 + (k % 4) + round) % 20;
 
 				memset(out, 'z', sizeof(out));
-				cc_uuid_format(ids[j], out);
+				cc_uuid_format_cached(&cc_test_ids, ids[j], out);
 				uuid_unparse_lower(ids[j], want);
 				bad += strcmp(out, want) != 0;
-				cc_uuid_format(ids[j], out);
+				cc_uuid_format_cached(&cc_test_ids, ids[j], out);
 				bad += strcmp(out, want) != 0;
 			}
 		CHECKF(bad == 0, "%d ids printed wrong", bad);
@@ -390,8 +390,8 @@ test_text(void)
 	{
 		char		out[32];
 
-		CHECK(cc_format(buf, 0, true, out) + 1 <= cc_format_capacity(0));
-		CHECK(cc_format(buf, 0, false, out) + 1 <= cc_format_capacity(0));
+		CHECK(cc_format(&cc_test_ids, buf, 0, true, out) + 1 <= cc_format_capacity(0));
+		CHECK(cc_format(&cc_test_ids, buf, 0, false, out) + 1 <= cc_format_capacity(0));
 	}
 
 	/* format capacity holds the longest shards */
@@ -400,7 +400,7 @@ test_text(void)
 		size_t		n = state_from_text("{" A ":9223372036854775807:-9223372036854775808, "
 										D ":9223372036854775807:-9223372036854775808}", buf, &t);
 		char		out[512];
-		size_t		len = cc_format(buf, n, t, out);
+		size_t		len = cc_format(&cc_test_ids, buf, n, t, out);
 
 		CHECK(len + 1 <= cc_format_capacity(n));
 		CHECK(len == strlen(out));

@@ -136,11 +136,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	/* A value received in binary must also print and read back as text. */
 	text = fuzz_alloc(cc_format_capacity(n));
-	len = cc_format(s, n, t, text);
+	len = cc_format(&fuzz_ids, s, n, t, text);
 	FUZZ_CHECK(len + 1 <= cc_format_capacity(n));
 	FUZZ_CHECK(strlen(text) == len);
 	s3 = fuzz_alloc(cc_parse_capacity(text, len) * CC_SHARD_SIZE);
-	FUZZ_CHECK(cc_parse(text, len, s3, &n3, &t3, NULL) == CC_OK);
+	FUZZ_CHECK(cc_parse(&fuzz_ids, text, len, s3, &n3, &t3, NULL) == CC_OK);
 	FUZZ_CHECK(cc_equal(s3, n3, t3, s, n, t));
 
 	free(s3);

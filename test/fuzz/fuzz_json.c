@@ -226,7 +226,7 @@ check_format_round_trip(const unsigned char *s, size_t n, bool tombstone)
 {
 	size_t		cap = cc_json_format_capacity(n);
 	char	   *json = fuzz_alloc(cap);
-	size_t		len = cc_json_format(s, n, tombstone, json);
+	size_t		len = cc_json_format(&fuzz_ids, s, n, tombstone, json);
 	size_t		pcap,
 				n2 = 0;
 	unsigned char *back;
@@ -238,7 +238,7 @@ check_format_round_trip(const unsigned char *s, size_t n, bool tombstone)
 	pcap = cc_json_parse_capacity(json, len);
 	FUZZ_CHECK(pcap >= n);
 	back = fuzz_alloc(pcap * CC_SHARD_SIZE);
-	FUZZ_CHECK(cc_json_parse(json, len, back, &n2, &t2, &err) == CC_OK);
+	FUZZ_CHECK(cc_json_parse(&fuzz_ids, json, len, back, &n2, &t2, &err) == CC_OK);
 	FUZZ_CHECK(cc_equal(s, n, tombstone, back, n2, t2));
 	free(back);
 	free(json);
@@ -260,8 +260,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	/* 1. the input as JSON text */
 	fuzz_poison_error(&err);
-	rc = cc_json_parse((const char *) data, size, out, &n, &tombstone, &err);
-	FUZZ_CHECK(cc_json_parse((const char *) data, size, out, &n, &tombstone, NULL) == rc);
+	rc = cc_json_parse(&fuzz_ids, (const char *) data, size, out, &n, &tombstone, &err);
+	FUZZ_CHECK(cc_json_parse(&fuzz_ids, (const char *) data, size, out, &n, &tombstone, NULL) == rc);
 	if (rc == CC_OK)
 	{
 		char	   *text;
@@ -277,9 +277,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		/* the text form agrees */
 		text = fuzz_alloc(cc_format_capacity(n));
-		cc_format(out, n, tombstone, text);
+		cc_format(&fuzz_ids, out, n, tombstone, text);
 		tback = fuzz_alloc(cc_parse_capacity(text, strlen(text)) * CC_SHARD_SIZE);
-		FUZZ_CHECK(cc_parse(text, strlen(text), tback, &tn, &tt, NULL) == CC_OK);
+		FUZZ_CHECK(cc_parse(&fuzz_ids, text, strlen(text), tback, &tn, &tt, NULL) == CC_OK);
 		FUZZ_CHECK(cc_equal(out, n, tombstone, tback, tn, tt));
 		free(tback);
 		free(text);

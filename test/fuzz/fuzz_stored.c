@@ -10,7 +10,7 @@
  * The input is the stored bytes, after PostgreSQL's varlena header (the
  * buffer libFuzzer passes is exactly size bytes, so AddressSanitizer sees a
  * read past it).  The verdict and the description must be those of the
- * byte map in cc_core.h, read again plainly below.  Rejected bytes give
+ * byte map in cc_stored.h, read again plainly below.  Rejected bytes give
  * CC_ERR_BINARY and a printable detail.  Accepted bytes are widened into
  * exactly n records, which must be the records as they lie; their value is
  * the kept total (version 2) or the exact walk (version 1); their first 12

@@ -242,7 +242,7 @@ format_state(const unsigned char *s, size_t n, bool tombstone, size_t *len)
 	size_t		cap = cc_format_capacity(n);
 	char	   *buf = fuzz_alloc(cap);
 
-	*len = cc_format(s, n, tombstone, buf);
+	*len = cc_format(&fuzz_ids, s, n, tombstone, buf);
 	FUZZ_CHECK(*len + 1 <= cap);
 	FUZZ_CHECK(strlen(buf) == *len);
 	return buf;
@@ -258,7 +258,7 @@ parse_ok(const char *str, size_t len, unsigned char **out, size_t *n,
 
 	*out = fuzz_alloc(cap * CC_SHARD_SIZE);
 	fuzz_poison_error(&err);
-	FUZZ_CHECK(cc_parse(str, len, *out, n, tombstone, &err) == CC_OK);
+	FUZZ_CHECK(cc_parse(&fuzz_ids, str, len, *out, n, tombstone, &err) == CC_OK);
 	FUZZ_CHECK(*n <= cap);
 }
 
@@ -294,11 +294,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* Exactly the room the capacity helper promises, as counter_crdt_in. */
 	s1 = fuzz_alloc(cap * CC_SHARD_SIZE);
 	fuzz_poison_error(&err);
-	rc = cc_parse(str, size, s1, &n1, &t1, &err);
+	rc = cc_parse(&fuzz_ids, str, size, s1, &n1, &t1, &err);
 
 	/* Without an error buffer the verdict must be the same. */
 	s2 = fuzz_alloc(cap * CC_SHARD_SIZE);
-	rc_noerr = cc_parse(str, size, s2, &n2, &t2, NULL);
+	rc_noerr = cc_parse(&fuzz_ids, str, size, s2, &n2, &t2, NULL);
 	FUZZ_CHECK(rc_noerr == rc);
 	free(s2);
 

@@ -99,7 +99,7 @@ def binary_seeds():
     write(b, "bad_descending_ids", wire([(HIGH_EDGE, 1, 1), (LOW_EDGE, 1, 1)]))
 
 
-# --- stored: the bytes of a value in a table (src/cc_stored.c) ------------
+# --- stored: the bytes of a value in a table (src/core/cc_stored.c) -------
 #
 # Native byte order, as the server stores them; the seeds are written for a
 # little-endian machine (on another they are still valid inputs, of other

@@ -2,11 +2,11 @@
  * cc_stored.c
  *	  The stored form of counter_crdt: how a value lies in a table, after
  *	  PostgreSQL's varlena header.  Two layouts, told apart by their first
- *	  byte (cc_core.h has the byte map); the library reads both forever and
+ *	  byte (cc_stored.h has the byte map); the library reads both forever and
  *	  writes version 2.  Nothing here allocates: narrow shards are widened
  *	  into the caller's buffer, and a value is packed where it was built.
  */
-#include "cc_core.h"
+#include "cc_stored.h"
 
 static bool
 cc_fits_narrow(const cc_shard *s)

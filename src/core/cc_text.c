@@ -1,23 +1,18 @@
 /*
  * cc_text.c
- *	  The text form of counter_crdt: parse and canonical format.
- *
- *	  value  := ws ( "tombstone" | "{" ws [ shard { ws "," ws shard } ] ws "}" ) ws
- *	  shard  := uuid ws ":" ws number ws ":" ws number
- *	  number := [ "+" | "-" ] digit { digit }		(within bigint)
+ *	  The text form of counter_crdt: parse and canonical format (the grammar
+ *	  is in cc_text.h).
  *
  * White space may stand around every token; ids may be in any letter case
  * and any order.  The keyword is matched without regard to case, as
  * PostgreSQL does for its own special values.  Output is canonical: ids
  * lower-case and ascending, ", " between shards and no other spaces.
  */
-#include "cc_core.h"
+#include "cc_text.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-
-#include <uuid/uuid.h>
 
 /* Shortest text of one shard: a 36-character id, "1", "0" and two colons. */
 #define CC_MIN_SHARD_TEXT (CC_UUID_TEXT_LEN + 4)
@@ -30,6 +25,7 @@ typedef struct cc_parser
 	size_t		len;
 	size_t		pos;
 	cc_error   *err;
+	cc_id_cache *ids;			/* or NULL */
 } cc_parser;
 
 static inline bool
@@ -127,28 +123,6 @@ cc_fail_text(cc_error *err, const char *fmt,...)
 	return CC_ERR_SYNTAX;
 }
 
-/*
- * The texts of the last ids parsed, with their bytes.  A table's counters
- * share few writers, so the same ids come back row after row (a replicated
- * row arrives as text, every shard with its id): one found here is copied,
- * not parsed again.  Only texts that libuuid accepted enter, and a text is
- * found only if it is the same 36 bytes, so what is found is valid.
- */
-#define CC_ID_MEMO 8
-
-typedef struct cc_id_memo
-{
-	struct
-	{
-		char		text[CC_UUID_TEXT_LEN];
-		uint8_t		id[CC_ID_LEN];
-	}			e[CC_ID_MEMO];
-	unsigned	used;			/* entries filled */
-	unsigned	next;			/* the one to replace next */
-} cc_id_memo;
-
-static cc_id_memo cc_parsed_ids;
-
 /* Remembers an id and its text in place of the oldest entry. */
 static void
 cc_id_memo_add(cc_id_memo *m, const char *text, const uint8_t *id)
@@ -174,44 +148,42 @@ cc_id_memo_find_text(const cc_id_memo *m, const char *str, uint8_t *out)
 }
 
 /*
- * Uuid text through libuuid.  uuid_parse_range() takes exactly the 36
- * characters 8-4-4-4-12 of hex digits in any case and hyphens; the length
- * is checked here as well, so that a longer run of the same characters is
- * refused without a call (test/core_text.c holds libuuid to all of this).
+ * Uuid text through the caller's cache: only texts that libuuid accepted
+ * enter it, and a text is found only if it is the same 36 bytes, so what is
+ * found is valid.
  */
 bool
-cc_uuid_parse(const char *str, size_t len, uint8_t *out)
+cc_uuid_parse_cached(cc_id_cache *ids, const char *str, size_t len,
+					 uint8_t *out)
 {
 	if (len != CC_UUID_TEXT_LEN)
 		return false;
-	if (cc_id_memo_find_text(&cc_parsed_ids, str, out))
+	if (ids != NULL && cc_id_memo_find_text(&ids->parsed, str, out))
 		return true;
-	if (uuid_parse_range(str, str + len, out) != 0)
+	if (!cc_uuid_parse(str, len, out))
 		return false;
-	cc_id_memo_add(&cc_parsed_ids, str, out);
+	if (ids != NULL)
+		cc_id_memo_add(&ids->parsed, str, out);
 	return true;
 }
 
-/*
- * The same the other way: the bytes of the last ids printed, with their
- * canonical text (lower case, from libuuid).  Printing a table's counters
- * prints the same few ids row after row (the walsender formats every
- * replicated row this way).
- */
-static cc_id_memo cc_printed_ids;
-
 void
-cc_uuid_format(const uint8_t *id, char *out)
+cc_uuid_format_cached(cc_id_cache *ids, const uint8_t *id, char *out)
 {
-	for (unsigned i = 0; i < cc_printed_ids.used; i++)
-		if (memcmp(cc_printed_ids.e[i].id, id, CC_ID_LEN) == 0)
+	if (ids == NULL)
+	{
+		cc_uuid_format(id, out);
+		return;
+	}
+	for (unsigned i = 0; i < ids->printed.used; i++)
+		if (memcmp(ids->printed.e[i].id, id, CC_ID_LEN) == 0)
 		{
-			memcpy(out, cc_printed_ids.e[i].text, CC_UUID_TEXT_LEN);
+			memcpy(out, ids->printed.e[i].text, CC_UUID_TEXT_LEN);
 			out[CC_UUID_TEXT_LEN] = '\0';
 			return;
 		}
-	uuid_unparse_lower(id, out);
-	cc_id_memo_add(&cc_printed_ids, out, id);
+	cc_uuid_format(id, out);
+	cc_id_memo_add(&ids->printed, out, id);
 }
 
 static inline bool
@@ -232,10 +204,10 @@ cc_parse_id(cc_parser *p, uint8_t *id)
 	size_t		start = p->pos,
 				end = start;
 
-	if (p->len - start >= CC_UUID_TEXT_LEN &&
+	if (p->ids != NULL && p->len - start >= CC_UUID_TEXT_LEN &&
 		(p->len - start == CC_UUID_TEXT_LEN ||
 		 !cc_is_id_char(p->str[start + CC_UUID_TEXT_LEN])) &&
-		cc_id_memo_find_text(&cc_parsed_ids, p->str + start, id))
+		cc_id_memo_find_text(&p->ids->parsed, p->str + start, id))
 	{
 		p->pos = start + CC_UUID_TEXT_LEN;
 		return CC_OK;
@@ -244,7 +216,7 @@ cc_parse_id(cc_parser *p, uint8_t *id)
 		end++;
 	if (end == start)
 		return cc_syntax(p, "Expected a writer id");
-	if (!cc_uuid_parse(p->str + start, end - start, id))
+	if (!cc_uuid_parse_cached(p->ids, p->str + start, end - start, id))
 	{
 		int			shown = (int) (end - start > 40 ? 40 : end - start);
 
@@ -330,12 +302,12 @@ cc_parse_capacity(const char *str, size_t len)
 }
 
 cc_code
-cc_parse(const char *str, size_t len, unsigned char *out,
+cc_parse(cc_id_cache *ids, const char *str, size_t len, unsigned char *out,
 		 size_t *n, bool *tombstone, cc_error *err)
 {
 	static const char kw[] = "tombstone";
 	const size_t kwlen = sizeof(kw) - 1;
-	cc_parser	p = {str, len, 0, err};
+	cc_parser	p = {str, len, 0, err, ids};
 	size_t		count = 0;
 	bool		sorted = true;
 	cc_code		rc;
@@ -446,7 +418,7 @@ cc_format_int64(int64_t v, char *out)
 }
 
 size_t
-cc_format_stored(const cc_stored *s, char *buf)
+cc_format_stored(cc_id_cache *ids, const cc_stored *s, char *buf)
 {
 	char	   *o = buf;
 
@@ -466,7 +438,7 @@ cc_format_stored(const cc_stored *s, char *buf)
 			*o++ = ',';
 			*o++ = ' ';
 		}
-		cc_uuid_format(sh.id, o);
+		cc_uuid_format_cached(ids, sh.id, o);
 		o += CC_UUID_TEXT_LEN;
 		*o++ = ':';
 		o += cc_format_int64(sh.clock, o);
@@ -479,10 +451,11 @@ cc_format_stored(const cc_stored *s, char *buf)
 }
 
 size_t
-cc_format(const unsigned char *s, size_t n, bool tombstone, char *buf)
+cc_format(cc_id_cache *ids, const unsigned char *s, size_t n, bool tombstone,
+		  char *buf)
 {
 	cc_stored	st;
 
 	cc_stored_of_records(s, n, tombstone, &st);
-	return cc_format_stored(&st, buf);
+	return cc_format_stored(ids, &st, buf);
 }

@@ -3,10 +3,7 @@
  *	  The JSON form of counter_crdt (SPEC 8.2), on JSON text: parse and
  *	  canonical format.
  *
- *	  live       {"shards": [{"id": "<uuid>", "clock": <n>, "value": <n>}, ...]}
- *	  tombstone  {"tombstone": true}
- *
- * The parser accepts exactly these shapes: keys in any order, each once;
+ * The parser accepts exactly the shapes of cc_json.h: keys in any order, each once;
  * shards in any order; ids in any letter case; numbers as JSON integers
  * within bigint (no fraction, no exponent, no leading zero, no '+').  It is a
  * JSON parser only as far as these shapes go: anything else is rejected at
@@ -18,7 +15,7 @@
  * jsonb's order, ", " and ": " separators), so that json and jsonb casts
  * give the same text.
  */
-#include "cc_core.h"
+#include "cc_json.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -42,6 +39,7 @@ typedef struct cc_jparser
 	size_t		len;
 	size_t		pos;
 	cc_error   *err;
+	cc_id_cache *ids;			/* or NULL */
 } cc_jparser;
 
 /* A string as read: its unescaped text when it is short printable ASCII. */
@@ -356,7 +354,7 @@ cc_jshard(cc_jparser *p, size_t index, cc_shard *sh)
 			at = p->pos;
 			if ((rc = cc_jstring(p, &w, "the id")) != CC_OK)
 				return rc;
-			if (!w.plain || !cc_uuid_parse(w.text, strlen(w.text), sh->id))
+			if (!w.plain || !cc_uuid_parse_cached(p->ids, w.text, strlen(w.text), sh->id))
 			{
 				p->pos = at;
 				return cc_jfail(p, "The id of %s is not a uuid such as 7f0cab51-fb72-3e98-bdb4-0404a982865d", where);
@@ -426,12 +424,12 @@ cc_json_parse_capacity(const char *str, size_t len)
 }
 
 cc_code
-cc_json_parse(const char *str, size_t len, unsigned char *out,
-			  size_t *n, bool *tombstone, cc_error *err)
+cc_json_parse(cc_id_cache *ids, const char *str, size_t len,
+			  unsigned char *out, size_t *n, bool *tombstone, cc_error *err)
 {
 	static const char *const names[] = {"shards", "tombstone"};
 	static const char where[] = "the counter";
-	cc_jparser	p = {str, len, 0, err};
+	cc_jparser	p = {str, len, 0, err, ids};
 	unsigned	seen = 0;
 	bool		more = true;
 	size_t		count = 0;
@@ -482,7 +480,8 @@ cc_json_format_capacity(size_t n)
 }
 
 size_t
-cc_json_format(const unsigned char *s, size_t n, bool tombstone, char *buf)
+cc_json_format(cc_id_cache *ids, const unsigned char *s, size_t n,
+			   bool tombstone, char *buf)
 {
 	char	   *o = buf;
 
@@ -500,7 +499,7 @@ cc_json_format(const unsigned char *s, size_t n, bool tombstone, char *buf)
 		char		idtext[CC_UUID_TEXT_LEN + 1];
 
 		cc_load(s, i, &sh);
-		cc_uuid_format(sh.id, idtext);
+		cc_uuid_format_cached(ids, sh.id, idtext);
 		o += sprintf(o, "%s{\"id\": \"%s\", \"clock\": %lld, \"value\": %lld}",
 					 i > 0 ? ", " : "", idtext,
 					 (long long) sh.clock, (long long) sh.value);

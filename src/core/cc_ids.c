@@ -3,7 +3,7 @@
  *	  Writer ids: ScyllaDB's rack and pending-replica ids, and the default id
  *	  of a server.
  */
-#include "cc_core.h"
+#include "cc_ids.h"
 
 #include <stdio.h>
 

@@ -1,0 +1,227 @@
+/*
+ * cc_stored.h
+ *	  The stored form: how a value lies in a table, after PostgreSQL's
+ *	  varlena header.  This layer alone knows its bytes: the two layouts,
+ *	  narrow and wide shards, and the kept total.
+ *
+ * Numbers are in the server's native byte order, as PostgreSQL stores its
+ * own.
+ *
+ * Version 1 (written by 1.0 to 1.2, read forever):
+ *	  version 1 | flags (0x01 tombstone) | 2 zero bytes |
+ *	  shards of 32 bytes: id[16], clock int64, value int64
+ *
+ * Version 2 (written since 1.3):
+ *	  version 2 | flags | 2 zero bytes | total int64 |
+ *	  shards of 32 bytes as in version 1, or of 24 with flag NARROW:
+ *	  id[16], clock uint32, value int32
+ *
+ * Version 2 flags: 0x01 tombstone (no shards, total 0); 0x02 the exact sum
+ * of the values leaves bigint (total 0, and reading the value is an error,
+ * 22003); 0x04 narrow shards, set when there are shards and every clock
+ * fits uint32 and every value int32.  The total sits in the first 12 bytes
+ * so that a read of a compressed or out-of-line value needs only a slice.
+ * Ids stay 16 bytes, ascending, in both layouts.
+ */
+#ifndef CC_STORED_H
+#define CC_STORED_H
+
+#include "cc_base.h"
+
+#define CC_STORED_V1			1
+#define CC_STORED_V2			2
+#define CC_STORED_V1_HEADER		4
+#define CC_STORED_HEADER		12
+#define CC_STORED_FLAG_TOMBSTONE 0x01
+#define CC_STORED_FLAG_OVERFLOW	0x02
+#define CC_STORED_FLAG_NARROW	0x04
+#define CC_NARROW_SHARD_SIZE	24
+
+/* A stored value as read: its shards as they lie, and the kept total. */
+typedef struct cc_stored
+{
+	const unsigned char *shards;	/* n records of 32 bytes, or 24 if narrow */
+	size_t		n;
+	bool		tombstone;
+	bool		narrow;
+	bool		total_kept;		/* version 2: total and overflow are kept */
+	bool		overflow;
+	int64_t		total;
+} cc_stored;
+
+/*
+ * Record i of shards stored narrow or wide: it starts with the shard's id,
+ * in both layouts, so that ids are compared where they lie.
+ */
+static inline const unsigned char *
+cc_stored_record(const unsigned char *shards, size_t i, bool narrow)
+{
+	return shards + i * (narrow ? CC_NARROW_SHARD_SIZE : CC_SHARD_SIZE);
+}
+
+/* The clock and value of the record at p. */
+static inline void
+cc_stored_record_nums(const unsigned char *p, bool narrow,
+					  int64_t *clock, int64_t *value)
+{
+	if (narrow)
+	{
+		uint32_t	c;
+		int32_t		v;
+
+		memcpy(&c, p + CC_ID_LEN, sizeof(c));
+		memcpy(&v, p + CC_ID_LEN + sizeof(c), sizeof(v));
+		*clock = c;
+		*value = v;
+	}
+	else
+	{
+		memcpy(clock, p + CC_ID_LEN, sizeof(*clock));
+		memcpy(value, p + CC_ID_LEN + sizeof(*clock), sizeof(*value));
+	}
+}
+
+/* Shard i of a stored value, whatever its layout. */
+static inline void
+cc_stored_shard(const cc_stored *s, size_t i, cc_shard *sh)
+{
+	if (s->narrow)
+	{
+		const unsigned char *p = s->shards + i * CC_NARROW_SHARD_SIZE;
+		uint32_t	clock;
+		int32_t		value;
+
+		memcpy(sh->id, p, CC_ID_LEN);
+		memcpy(&clock, p + CC_ID_LEN, sizeof(clock));
+		memcpy(&value, p + CC_ID_LEN + sizeof(clock), sizeof(value));
+		sh->clock = clock;
+		sh->value = value;
+	}
+	else
+		cc_load(s->shards, i, sh);
+}
+
+/* n 32-byte records described as a stored value, for the *_stored calls. */
+static inline void
+cc_stored_of_records(const unsigned char *shards, size_t n, bool tombstone,
+					 cc_stored *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->shards = shards;
+	s->n = n;
+	s->tombstone = tombstone;
+}
+
+/*
+ * Checks the header and the length of a stored value of either version
+ * (CC_ERR_BINARY when they are not a value's: corruption, since users never
+ * write stored bytes) and describes it.  Shards are not walked.  Inline for
+ * the version 2 values that nearly every read meets; anything else, and
+ * every failure, goes to cc_stored_open_checked(), which says what is wrong.
+ */
+cc_code		cc_stored_open_checked(const unsigned char *data, size_t len,
+								   cc_stored *s, cc_error *err);
+
+static inline cc_code
+cc_stored_open(const unsigned char *data, size_t len, cc_stored *s,
+			   cc_error *err)
+{
+	size_t		body = len - CC_STORED_HEADER;
+	uint8_t		flags;
+
+	if (len < CC_STORED_HEADER || data[0] != CC_STORED_V2 ||
+		data[2] != 0 || data[3] != 0)
+		return cc_stored_open_checked(data, len, s, err);
+	flags = data[1];
+	memcpy(&s->total, data + 4, sizeof(s->total));
+	if (flags == CC_STORED_FLAG_NARROW && body != 0 &&
+		body % CC_NARROW_SHARD_SIZE == 0)
+		s->n = body / CC_NARROW_SHARD_SIZE;
+	else if (flags == 0 && body % CC_SHARD_SIZE == 0)
+		s->n = body / CC_SHARD_SIZE;
+	else
+		return cc_stored_open_checked(data, len, s, err);
+	s->shards = data + CC_STORED_HEADER;
+	s->narrow = flags != 0;
+	s->tombstone = false;
+	s->overflow = false;
+	s->total_kept = true;
+	return CC_OK;
+}
+
+/*
+ * The same for the first bytes of a version 2 value only (at least
+ * CC_STORED_HEADER of them: what a detoast slice gives), checking the header
+ * alone: tombstone, narrow and total are filled, n is 0 and shards NULL.
+ * Other bytes are opened as a whole value.
+ */
+cc_code		cc_stored_prefix(const unsigned char *data, size_t avail,
+							 cc_stored *s, cc_error *err);
+
+/*
+ * Whether the first avail bytes of a value (a slice of CC_STORED_HEADER of
+ * them) are what cc_stored_prefix() reads on their own: a version 2 header.
+ */
+static inline bool
+cc_stored_prefix_suffices(const unsigned char *data, size_t avail)
+{
+	return avail > 0 && data[0] == CC_STORED_V2;
+}
+
+/* The n shards as 32-byte records in out (room for n), whatever the layout. */
+void		cc_stored_widen(const cc_stored *s, unsigned char *out);
+
+/*
+ * The exact sum of the values: the kept total, or the walk of a version 1
+ * value; CC_ERR_OVERFLOW outside bigint.  Not for tombstones.  Inline: it
+ * is what c::bigint does once per row.
+ */
+static inline cc_code
+cc_stored_value(const cc_stored *s, int64_t *out, cc_error *err)
+{
+	if (!s->total_kept)
+		return cc_sum(s->shards, s->n, out, err);
+	if (s->overflow)
+		return cc_fail(err, CC_ERR_OVERFLOW,
+					   "The sum of the shard values leaves the bigint range.");
+	*out = s->total;
+	return CC_OK;
+}
+
+/*
+ * Packs a value built as CC_STORED_HEADER bytes of room and then n
+ * canonical 32-byte records into version 2, in place; returns its length.
+ */
+size_t		cc_stored_pack(unsigned char *data, size_t n, bool tombstone);
+
+/*
+ * Building a value in CC_STORED_BUILD_SIZE(capacity) bytes of room:
+ * cc_stored_build_start() writes its header and returns where its 32-byte
+ * records go; cc_stored_build_tombstone() makes it a tombstone until it is
+ * finished; cc_stored_build_finish() packs the first n records written and
+ * returns the value's length.
+ */
+#define CC_STORED_BUILD_SIZE(capacity) \
+	(CC_STORED_HEADER + (capacity) * CC_SHARD_SIZE)
+
+static inline unsigned char *
+cc_stored_build_start(unsigned char *data, bool tombstone)
+{
+	data[0] = CC_STORED_V2;
+	data[1] = tombstone ? CC_STORED_FLAG_TOMBSTONE : 0;
+	return data + CC_STORED_HEADER;
+}
+
+static inline void
+cc_stored_build_tombstone(unsigned char *data)
+{
+	data[1] = CC_STORED_FLAG_TOMBSTONE;
+}
+
+static inline size_t
+cc_stored_build_finish(unsigned char *data, size_t n)
+{
+	return cc_stored_pack(data, n, (data[1] & CC_STORED_FLAG_TOMBSTONE) != 0);
+}
+
+#endif							/* CC_STORED_H */
