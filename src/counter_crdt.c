@@ -22,7 +22,7 @@ void		_PG_init(void);
 static char *node_id_setting = NULL;
 
 /*
- * The id in force: from the setting, or the default of SPEC 7.1, derived
+ * The id in force: from the setting, or the default of contract 7.1, derived
  * from the system identifier, the timeline and the database, and kept with
  * the timeline it was derived for (0: none yet; timelines start at 1).
  */

@@ -1,6 +1,6 @@
 /*
  * json.c
- *	  The casts between counter_crdt and json / jsonb (SPEC 8.2).
+ *	  The casts between counter_crdt and json / jsonb (contract 8.2).
  *
  * The core reads and writes the JSON form as text (cc_json.c), so that one
  * parser, unit-tested and fuzzed on its own, serves both types: jsonb is

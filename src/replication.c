@@ -34,7 +34,7 @@
  * counter_crdt_enable_replica_merge() and counter_crdt_health().
  *
  * While it merges, the trigger also watches this server's own writer id
- * (SPEC 7.2): an applied shard of that id newer than the local one means
+ * (contract 7.2): an applied shard of that id newer than the local one means
  * that another server writes under the same id, or that this server went
  * back in time.  It warns and records the event in
  * counter_crdt_writer_conflicts, as it does for an applied shard whose
@@ -443,7 +443,7 @@ cc_record_conflict(Relation rel, const CcTableInfo *info, HeapTuple keytup,
 }
 
 /*
- * The own-id check of one counter column (SPEC 7.2), on values read into
+ * The own-id check of one counter column (contract 7.2), on values read into
  * views; local is NULL when the local column is.
  */
 static void

@@ -65,7 +65,7 @@ cc_code		cc_increment(const unsigned char *s, size_t n, const uint8_t *writer,
 						 unsigned char *out, size_t *nout, cc_error *err);
 
 /*
- * Exactly-once increment (SPEC 8.1): when the writer's shard has a clock
+ * Exactly-once increment (contract 8.1): when the writer's shard has a clock
  * below clock (an absent shard counts as (0, 0)), it becomes (clock,
  * value + delta) and *applied is set; otherwise the state is copied as it is
  * (a replay) and *applied is cleared.  out has room for n + 1 shards and may

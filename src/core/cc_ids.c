@@ -42,7 +42,7 @@ cc_pending_id(const uint8_t *in, uint8_t *out)
  * timeline, and so a new id: the forked history never continues the shard
  * of the one it forked from.  A plain physical copy started as a primary
  * keeps the timeline; the merge trigger warns when two servers write under
- * one id (SPEC 7.2).
+ * one id (contract 7.2).
  */
 size_t
 cc_default_node_name(uint64_t system_identifier, uint32_t timeline,

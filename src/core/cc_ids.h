@@ -24,7 +24,7 @@ void		cc_rack_name(const cc_hash_sink *sink, const char *dc, size_t dclen,
 void		cc_pending_id(const uint8_t *in, uint8_t *out);
 
 /*
- * Default writer id of a server (SPEC 7.1): the name is
+ * Default writer id of a server (contract 7.1): the name is
  * "counter_crdt:<system identifier>:<timeline>:<database oid>", in decimal,
  * written into out with a NUL; returns its length.
  */
@@ -56,7 +56,7 @@ const uint8_t *cc_default_id_get(cc_default_id_memo *memo,
 								 void *arg);
 
 /*
- * Own-id conflicts (SPEC 7.2): true when state b holds a newer shard of
+ * Own-id conflicts (contract 7.2): true when state b holds a newer shard of
  * writer than state a, that is a's has a lower clock, or the same clock and
  * another value, or a has none.  Both are canonical shard arrays (a
  * tombstone has none: pass n = 0 and b never conflicts).  *local gets a's

@@ -1,6 +1,6 @@
 /*
  * cc_json.c
- *	  The JSON form of counter_crdt (SPEC 8.2), on JSON text: parse and
+ *	  The JSON form of counter_crdt (contract 8.2), on JSON text: parse and
  *	  canonical format.
  *
  * The parser accepts exactly the shapes of cc_json.h: keys in any order, each once;

@@ -1,6 +1,6 @@
 /*
  * cc_json.h
- *	  The JSON form of counter_crdt (SPEC 8.2), on JSON text:
+ *	  The JSON form of counter_crdt (contract 8.2), on JSON text:
  *
  *	  live       {"shards": [{"id": "<uuid>", "clock": <n>, "value": <n>}, ...]}
  *	  tombstone  {"tombstone": true}
@@ -14,7 +14,7 @@
 size_t		cc_json_parse_capacity(const char *str, size_t len);
 
 /*
- * Parses the JSON form (SPEC 8.2) into canonical shards, rejecting any
+ * Parses the JSON form (contract 8.2) into canonical shards, rejecting any
  * other shape with CC_ERR_SYNTAX.  out has room for cc_json_parse_capacity()
  * shards.
  */
