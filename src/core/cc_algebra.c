@@ -137,8 +137,7 @@ cc_walk_subset_any(const unsigned char *a, size_t na,
 		{
 			/*
 			 * The id is the same: only the numbers change, written in one
-			 * 16-byte store (two 8-byte ones made the merge aggregate's time
-			 * depend on where its state lay; doc/design-layout-v2.md).
+			 * 16-byte store (doc/performance.md, "The second stored layout").
 			 */
 			int64_t		nums[2] = {cb, vb};
 
