@@ -32,7 +32,7 @@ REGRESS = type_io text_errors binary_io increment merge value aggregate \
 	parallel equality shards_digest writer_ids node_id seeds replica_merge \
 	upgrade privileges health ordering replica_hazards digest_agg \
 	difference exactly_once json layout writers replica_glue latin1
-EXTRA_CLEAN = test/core_test test/core_test_sanitize test/microbench test/tmp_check
+EXTRA_CLEAN = test/core_test test/core_test_sanitize bench/microbench test/tmp_check
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
@@ -102,12 +102,12 @@ core-test-sanitize: test/core_test_sanitize
 
 # Instruction counts of the hot operations (merge, increment, sum, parse,
 # format) under callgrind, to compare versions exactly.
-test/microbench: test/microbench.c $(CORE_SRCS) $(CORE_HDRS) test/cc_ossl.h
-	$(CC) $(CORE_TEST_CFLAGS) -Isrc/core -Itest -o $@ test/microbench.c $(CORE_SRCS) $(CORE_TEST_LIBS)
+bench/microbench: bench/microbench.c $(CORE_SRCS) $(CORE_HDRS) test/cc_ossl.h
+	$(CC) $(CORE_TEST_CFLAGS) -Isrc/core -Itest -o $@ bench/microbench.c $(CORE_SRCS) $(CORE_TEST_LIBS)
 
 .PHONY: microbench
-microbench: test/microbench
-	bash test/instructions.sh test/microbench
+microbench: bench/microbench
+	bash bench/instructions.sh bench/microbench
 
 # A PGXN distribution of the committed tree (HEAD), named from META.json's
 # version: counter_crdt-$(DISTVERSION).zip.  test/meta_check.pl keeps that

@@ -47,7 +47,7 @@
 #                          1,000,000 rows, serial, vs sum(v) (reported
 #                          against a target of <= 2.0 x: one SHA-256 per row).
 #   its hashing alone      the digest's SHA-256 of as many rows in a C loop
-#                          (test/microbench rowhash), no PostgreSQL, vs the
+#                          (bench/microbench rowhash), no PostgreSQL, vs the
 #                          digest pair's sum(v) (reported): the digest's floor.
 #   one SHA-256 per row    PostgreSQL's own sha256() of each row's v, summed,
 #                          vs sum(v): what hashing every row costs by itself
@@ -440,19 +440,19 @@ pair pmerge "$PARALLEL" "$Q_MERGE" smerge "$SERIAL" "$Q_MERGE" "$SQL_RUNS"
 pair merge2 "$SERIAL" "$Q_MERGE" jsonb "$SERIAL" "$Q_JSONB" "$JSONB_RUNS"
 SQL_SECONDS=$(($(date +%s) - T_SQL))
 
-# The table digest's own hashing without PostgreSQL: test/microbench rowhash
+# The table digest's own hashing without PostgreSQL: bench/microbench rowhash
 # hashes as many rows (the same keys, 3-shard stored states) with the calls
 # the aggregate makes, in a C loop.  Its ratio to sum(v) is what no scan can
 # go below.
-make -s -C "$ROOT" test/microbench >/dev/null
+make -s -C "$ROOT" bench/microbench >/dev/null
 HASH_RUNS=""
 for ((i = 0; i < SQL_RUNS; i++)); do
-	ns=$("$ROOT/test/microbench" rowhash "$ROWS" | sed -n 's/.*, \([0-9.]*\) ns each$/\1/p')
-	[ -n "$ns" ] || die "test/microbench rowhash printed no time"
+	ns=$("$ROOT/bench/microbench" rowhash "$ROWS" | sed -n 's/.*, \([0-9.]*\) ns each$/\1/p')
+	[ -n "$ns" ] || die "bench/microbench rowhash printed no time"
 	HASH_RUNS+=" $(calc "$ns * $ROWS / 1000000" 1)"
 done
 MED[rowhash]=$(median <<<"$HASH_RUNS")
-say "  the digest's hashing alone (test/microbench rowhash, $(fmt_int "$ROWS") rows): median ${MED[rowhash]} ms (${HASH_RUNS# })"
+say "  the digest's hashing alone (bench/microbench rowhash, $(fmt_int "$ROWS") rows): median ${MED[rowhash]} ms (${HASH_RUNS# })"
 
 WORKERS=$(sed -n 's/.*Workers Launched: \([0-9]*\).*/\1/p' <<<"${PLAN[pmerge]}" | head -n 1)
 WORKERS=${WORKERS:-0}
@@ -511,7 +511,7 @@ row "sum on read" "sum(c::bigint) vs sum(v), $(fmt_int "$ROWS") rows" \
 	"${MED[read]} ms" "${MED[sum2]} ms (sum(v))" "${R_READ} x" "<= 1.10 x" "$(judge "$R_READ <= 1.10")"
 row "table digest" "counter_crdt_digest_agg(k::text, c), $(fmt_int "$ROWS") rows, serial, vs sum(v) same table" \
 	"${MED[digest]} ms" "${MED[sum3]} ms (sum(v))" "${R_DIGEST} x" "<= 2.0 x, reported" "$(judge "$R_DIGEST <= 2.0")"
-row "  its hashing alone" "the same rows' SHA-256 by libcrypto in a C loop outside PostgreSQL (test/microbench rowhash: keys \"1\" to \"100000\", 3-shard stored states), vs sum(v) of the digest's pair: what no scan goes below" \
+row "  its hashing alone" "the same rows' SHA-256 by libcrypto in a C loop outside PostgreSQL (bench/microbench rowhash: keys \"1\" to \"100000\", 3-shard stored states), vs sum(v) of the digest's pair: what no scan goes below" \
 	"${MED[rowhash]} ms" "${MED[sum3]} ms (sum(v))" "${R_HASH} x" "reported" "info"
 row "one SHA-256 per row" "PostgreSQL's own sha256(int8send(v)) per row, summed, vs sum(v): the scale of the digest's hashing" \
 	"${MED[sha]} ms" "${MED[sum4]} ms (sum(v))" "${R_SHA} x" "reported" "info"

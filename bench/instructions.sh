@@ -2,9 +2,9 @@
 #
 # instructions.sh: exact instruction counts of the core's hot operations.
 #
-#   bash test/instructions.sh [path/to/microbench]
+#   bash bench/instructions.sh [path/to/microbench]
 #
-# Runs each operation of test/microbench under callgrind at 1 and at 1001
+# Runs each operation of bench/microbench under callgrind at 1 and at 1001
 # iterations; the difference divided by 1000 is the cost of one operation,
 # without the set-up.  Counts are repeatable for one binary, whatever else the
 # machine is doing, so they compare versions exactly.
