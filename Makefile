@@ -47,8 +47,9 @@ override CPPFLAGS += -DCC_HASH_PG_COMMON
 endif
 
 # The headers hold inline code: every object is rebuilt when they change.
+GLUE_HDRS = $(wildcard src/*.h)
 $(OBJS): $(CORE_HDRS)
-$(GLUE_SRCS:.c=.o): src/counter_crdt.h
+$(GLUE_SRCS:.c=.o): $(GLUE_HDRS)
 
 # The TAP tests, run as PGXS's prove_installcheck runs t/*.pl (Makefile.global),
 # but in test/: PostgreSQL::Test::Cluster from the PGXS tree, the server's

@@ -5,6 +5,7 @@
  *	  ereport.
  */
 #include "counter_crdt.h"
+#include "hashing.h"
 
 #include "access/xlog.h"
 #if PG_VERSION_NUM >= 150000

@@ -132,20 +132,6 @@ cc_datum_stored(Datum d, cc_stored *s)
 }
 extern const uint8_t *cc_node_id(void);
 
-/* hashing.c: the core's hash inputs through PostgreSQL's SHA-256 and MD5 */
-typedef enum cc_hash_kind
-{
-	CC_HASH_SHA256,
-	CC_HASH_MD5
-} cc_hash_kind;
-typedef struct cc_hasher cc_hasher;
-extern cc_hasher *cc_hasher_create(cc_hash_kind kind, MemoryContext mcxt);
-extern cc_hasher *cc_hasher_of_call(FunctionCallInfo fcinfo, cc_hash_kind kind);
-extern void cc_hasher_start(cc_hasher *h, cc_hash_sink *sink);
-extern void cc_hasher_finish(cc_hasher *h, uint8_t *out);
-extern void cc_hasher_finish_v3(cc_hasher *h, uint8_t *id);
-extern void cc_hasher_free(cc_hasher *h);
-
 /* replication.c: the check shared by the merge trigger, set-up and health */
 
 /* The counter columns of a table, and its primary key. */

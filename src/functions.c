@@ -5,6 +5,7 @@
  *	  that a repair ships.
  */
 #include "counter_crdt.h"
+#include "hashing.h"
 
 #include "common/hashfn.h"
 #include "funcapi.h"
