@@ -30,12 +30,6 @@
 
 #include "nodes/execnodes.h"
 
-PG_FUNCTION_INFO_V1(counter_crdt_merge_agg_trans);
-PG_FUNCTION_INFO_V1(counter_crdt_merge_agg_combine);
-PG_FUNCTION_INFO_V1(counter_crdt_merge_agg_final);
-PG_FUNCTION_INFO_V1(counter_crdt_merge_agg_serial);
-PG_FUNCTION_INFO_V1(counter_crdt_merge_agg_deserial);
-
 /*
  * 32 bytes, so that a state of three shards and its header take a 128-byte
  * chunk: a grouped merge keeps one per group, and their memory is what a
@@ -263,6 +257,7 @@ cc_agg_add(MemoryContext aggcontext, CcAggState *st,
 	st->spare = tmp;
 }
 
+PG_FUNCTION_INFO_V1(counter_crdt_merge_agg_trans);
 Datum
 counter_crdt_merge_agg_trans(PG_FUNCTION_ARGS)
 {
@@ -292,6 +287,7 @@ counter_crdt_merge_agg_trans(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(st);
 }
 
+PG_FUNCTION_INFO_V1(counter_crdt_merge_agg_combine);
 Datum
 counter_crdt_merge_agg_combine(PG_FUNCTION_ARGS)
 {
@@ -312,6 +308,7 @@ counter_crdt_merge_agg_combine(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(st1);
 }
 
+PG_FUNCTION_INFO_V1(counter_crdt_merge_agg_final);
 Datum
 counter_crdt_merge_agg_final(PG_FUNCTION_ARGS)
 {
@@ -328,6 +325,7 @@ counter_crdt_merge_agg_final(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(result);
 }
 
+PG_FUNCTION_INFO_V1(counter_crdt_merge_agg_serial);
 Datum
 counter_crdt_merge_agg_serial(PG_FUNCTION_ARGS)
 {
@@ -354,6 +352,7 @@ counter_crdt_merge_agg_serial(PG_FUNCTION_ARGS)
  * aggregate's, where a hash aggregation would keep every one of them to the
  * end of the query beside the states it combines them into.
  */
+PG_FUNCTION_INFO_V1(counter_crdt_merge_agg_deserial);
 Datum
 counter_crdt_merge_agg_deserial(PG_FUNCTION_ARGS)
 {

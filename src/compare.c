@@ -12,13 +12,6 @@
 
 #include "utils/sortsupport.h"
 
-PG_FUNCTION_INFO_V1(counter_crdt_cmp);
-PG_FUNCTION_INFO_V1(counter_crdt_lt);
-PG_FUNCTION_INFO_V1(counter_crdt_le);
-PG_FUNCTION_INFO_V1(counter_crdt_gt);
-PG_FUNCTION_INFO_V1(counter_crdt_ge);
-PG_FUNCTION_INFO_V1(counter_crdt_sortsupport);
-
 /*
  * Compares two values, freeing what reading them allocated: a sort or an
  * index build compares many times in one memory context.
@@ -39,6 +32,7 @@ cc_compare_datums(Datum a, Datum b)
 	return c;
 }
 
+PG_FUNCTION_INFO_V1(counter_crdt_cmp);
 Datum
 counter_crdt_cmp(PG_FUNCTION_ARGS)
 {
@@ -48,24 +42,28 @@ counter_crdt_cmp(PG_FUNCTION_ARGS)
 	PG_RETURN_INT32((c > 0) - (c < 0));
 }
 
+PG_FUNCTION_INFO_V1(counter_crdt_lt);
 Datum
 counter_crdt_lt(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BOOL(cc_compare_datums(PG_GETARG_DATUM(0), PG_GETARG_DATUM(1)) < 0);
 }
 
+PG_FUNCTION_INFO_V1(counter_crdt_le);
 Datum
 counter_crdt_le(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BOOL(cc_compare_datums(PG_GETARG_DATUM(0), PG_GETARG_DATUM(1)) <= 0);
 }
 
+PG_FUNCTION_INFO_V1(counter_crdt_gt);
 Datum
 counter_crdt_gt(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BOOL(cc_compare_datums(PG_GETARG_DATUM(0), PG_GETARG_DATUM(1)) > 0);
 }
 
+PG_FUNCTION_INFO_V1(counter_crdt_ge);
 Datum
 counter_crdt_ge(PG_FUNCTION_ARGS)
 {
@@ -79,6 +77,7 @@ cc_sort_compare(Datum a, Datum b, SortSupport ssup)
 	return cc_compare_datums(a, b);
 }
 
+PG_FUNCTION_INFO_V1(counter_crdt_sortsupport);
 Datum
 counter_crdt_sortsupport(PG_FUNCTION_ARGS)
 {

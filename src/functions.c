@@ -13,24 +13,6 @@
 #include "utils/builtins.h"
 #include "utils/uuid.h"
 
-PG_FUNCTION_INFO_V1(counter_crdt_add);
-PG_FUNCTION_INFO_V1(counter_crdt_sub);
-PG_FUNCTION_INFO_V1(counter_crdt_increment);
-PG_FUNCTION_INFO_V1(counter_crdt_increment_at);
-PG_FUNCTION_INFO_V1(counter_crdt_value);
-PG_FUNCTION_INFO_V1(counter_crdt_merge);
-PG_FUNCTION_INFO_V1(counter_crdt_shards);
-PG_FUNCTION_INFO_V1(counter_crdt_writers);
-PG_FUNCTION_INFO_V1(counter_crdt_digest);
-PG_FUNCTION_INFO_V1(counter_crdt_eq);
-PG_FUNCTION_INFO_V1(counter_crdt_ne);
-PG_FUNCTION_INFO_V1(counter_crdt_hash);
-PG_FUNCTION_INFO_V1(counter_crdt_hash_extended);
-PG_FUNCTION_INFO_V1(counter_crdt_node_id);
-PG_FUNCTION_INFO_V1(counter_crdt_rack_id);
-PG_FUNCTION_INFO_V1(counter_crdt_pending_id);
-PG_FUNCTION_INFO_V1(counter_crdt_difference);
-
 /*
  * The leader increment shared by c + d, c - d and counter_crdt_increment():
  * a NULL counter counts from {}, a tombstone stays a tombstone, and a NULL
@@ -73,18 +55,21 @@ cc_apply(FunctionCallInfo fcinfo, const uint8_t *writer, bool subtract)
 	PG_RETURN_POINTER(result);
 }
 
+PG_FUNCTION_INFO_V1(counter_crdt_add);
 Datum
 counter_crdt_add(PG_FUNCTION_ARGS)
 {
 	return cc_apply(fcinfo, cc_node_id(), false);
 }
 
+PG_FUNCTION_INFO_V1(counter_crdt_sub);
 Datum
 counter_crdt_sub(PG_FUNCTION_ARGS)
 {
 	return cc_apply(fcinfo, cc_node_id(), true);
 }
 
+PG_FUNCTION_INFO_V1(counter_crdt_increment);
 Datum
 counter_crdt_increment(PG_FUNCTION_ARGS)
 {
@@ -101,6 +86,7 @@ counter_crdt_increment(PG_FUNCTION_ARGS)
  * one) returns c as it is, and so does a tombstone.  Not strict, for a NULL c counts from {}; a NULL
  * delta, writer or clock is an error rather than a NULL counter.
  */
+PG_FUNCTION_INFO_V1(counter_crdt_increment_at);
 Datum
 counter_crdt_increment_at(PG_FUNCTION_ARGS)
 {
@@ -136,6 +122,7 @@ counter_crdt_increment_at(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(result);
 }
 
+PG_FUNCTION_INFO_V1(counter_crdt_value);
 Datum
 counter_crdt_value(PG_FUNCTION_ARGS)
 {
@@ -151,6 +138,7 @@ counter_crdt_value(PG_FUNCTION_ARGS)
  * one side already holds the merge, that side is returned as it is, with no
  * new value built.
  */
+PG_FUNCTION_INFO_V1(counter_crdt_merge);
 Datum
 counter_crdt_merge(PG_FUNCTION_ARGS)
 {
@@ -166,6 +154,7 @@ counter_crdt_merge(PG_FUNCTION_ARGS)
 }
 
 /* The shards of a value as rows (id, clock, value), in ascending id order. */
+PG_FUNCTION_INFO_V1(counter_crdt_shards);
 Datum
 counter_crdt_shards(PG_FUNCTION_ARGS)
 {
@@ -222,6 +211,7 @@ counter_crdt_shards(PG_FUNCTION_ARGS)
  * The number of writers a value carries: its shards, one per writer id that
  * ever touched it.  A tombstone keeps no shards, so it counts 0.
  */
+PG_FUNCTION_INFO_V1(counter_crdt_writers);
 Datum
 counter_crdt_writers(PG_FUNCTION_ARGS)
 {
@@ -231,6 +221,7 @@ counter_crdt_writers(PG_FUNCTION_ARGS)
 	PG_RETURN_INT32((int32) s.n);
 }
 
+PG_FUNCTION_INFO_V1(counter_crdt_digest);
 Datum
 counter_crdt_digest(PG_FUNCTION_ARGS)
 {
@@ -264,12 +255,14 @@ cc_datum_equal(FunctionCallInfo fcinfo)
 	return equal;
 }
 
+PG_FUNCTION_INFO_V1(counter_crdt_eq);
 Datum
 counter_crdt_eq(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BOOL(cc_datum_equal(fcinfo));
 }
 
+PG_FUNCTION_INFO_V1(counter_crdt_ne);
 Datum
 counter_crdt_ne(PG_FUNCTION_ARGS)
 {
@@ -282,6 +275,7 @@ counter_crdt_ne(PG_FUNCTION_ARGS)
  */
 #define CC_TOMBSTONE_HASH_KEY 0x746f6d62
 
+PG_FUNCTION_INFO_V1(counter_crdt_hash);
 Datum
 counter_crdt_hash(PG_FUNCTION_ARGS)
 {
@@ -297,6 +291,7 @@ counter_crdt_hash(PG_FUNCTION_ARGS)
 	return h;
 }
 
+PG_FUNCTION_INFO_V1(counter_crdt_hash_extended);
 Datum
 counter_crdt_hash_extended(PG_FUNCTION_ARGS)
 {
@@ -322,6 +317,7 @@ cc_uuid_datum(const uint8_t *id)
 	return UUIDPGetDatum(u);
 }
 
+PG_FUNCTION_INFO_V1(counter_crdt_node_id);
 Datum
 counter_crdt_node_id(PG_FUNCTION_ARGS)
 {
@@ -343,6 +339,7 @@ cc_utf8_arg(FunctionCallInfo fcinfo, int argno, size_t *len)
 	return conv;
 }
 
+PG_FUNCTION_INFO_V1(counter_crdt_rack_id);
 Datum
 counter_crdt_rack_id(PG_FUNCTION_ARGS)
 {
@@ -360,6 +357,7 @@ counter_crdt_rack_id(PG_FUNCTION_ARGS)
 	return cc_uuid_datum(id);
 }
 
+PG_FUNCTION_INFO_V1(counter_crdt_pending_id);
 Datum
 counter_crdt_pending_id(PG_FUNCTION_ARGS)
 {
@@ -375,6 +373,7 @@ counter_crdt_pending_id(PG_FUNCTION_ARGS)
  * it is a tombstone that b is not.  NULL a adds nothing; against a NULL b all
  * of a is new.
  */
+PG_FUNCTION_INFO_V1(counter_crdt_difference);
 Datum
 counter_crdt_difference(PG_FUNCTION_ARGS)
 {

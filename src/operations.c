@@ -41,9 +41,6 @@
 #include "utils/syscache.h"
 #include "utils/tuplestore.h"
 
-PG_FUNCTION_INFO_V1(counter_crdt_enable_replica_merge);
-PG_FUNCTION_INFO_V1(counter_crdt_health);
-
 /* What the extension's schema holds that both functions need. */
 typedef struct CcExtension
 {
@@ -243,6 +240,7 @@ cc_guard_commands(Relation rel, const CcExtension *ext, const CcTableInfo *info,
  * apply, else), then creates what is missing of the two triggers and enables
  * each as it must be.  On a table set up already it changes nothing.
  */
+PG_FUNCTION_INFO_V1(counter_crdt_enable_replica_merge);
 Datum
 counter_crdt_enable_replica_merge(PG_FUNCTION_ARGS)
 {
@@ -642,6 +640,7 @@ cc_health_conflicts(CcHealth *h, const CcExtension *ext)
 	}
 }
 
+PG_FUNCTION_INFO_V1(counter_crdt_health);
 Datum
 counter_crdt_health(PG_FUNCTION_ARGS)
 {

@@ -76,11 +76,6 @@
 #include "utils/timestamp.h"
 #include "utils/uuid.h"
 
-PG_FUNCTION_INFO_V1(counter_crdt_replica_merge);
-PG_FUNCTION_INFO_V1(counter_crdt_delete_as_tombstone);
-PG_FUNCTION_INFO_V1(counter_crdt_local_guard);
-PG_FUNCTION_INFO_V1(counter_crdt_local_rows_only);
-
 /*
  * The INSERT ... ON CONFLICT that the merge trigger runs in place of an
  * applied INSERT fires the trigger again, for its own row (BEFORE INSERT)
@@ -785,6 +780,7 @@ cc_trigger_setup(FunctionCallInfo fcinfo, const char *name, bool for_delete,
 	return nsp;
 }
 
+PG_FUNCTION_INFO_V1(counter_crdt_replica_merge);
 Datum
 counter_crdt_replica_merge(PG_FUNCTION_ARGS)
 {
@@ -817,6 +813,7 @@ counter_crdt_replica_merge(PG_FUNCTION_ARGS)
  * of the row, and the delete itself is skipped.  A row whose counters are
  * all tombstones already is left as it is.
  */
+PG_FUNCTION_INFO_V1(counter_crdt_delete_as_tombstone);
 Datum
 counter_crdt_delete_as_tombstone(PG_FUNCTION_ARGS)
 {
@@ -900,6 +897,7 @@ counter_crdt_delete_as_tombstone(PG_FUNCTION_ARGS)
  * drop this server's shards, whose clocks would then start again below what
  * the other servers hold).  Both triggers fire for local statements only.
  */
+PG_FUNCTION_INFO_V1(counter_crdt_local_guard);
 Datum
 counter_crdt_local_guard(PG_FUNCTION_ARGS)
 {
@@ -960,6 +958,7 @@ counter_crdt_local_guard(PG_FUNCTION_ARGS)
  * there, they are dropped.  Outside apply rows pass (the merge trigger
  * inserts its records below triggers anyway).
  */
+PG_FUNCTION_INFO_V1(counter_crdt_local_rows_only);
 Datum
 counter_crdt_local_rows_only(PG_FUNCTION_ARGS)
 {

@@ -18,12 +18,6 @@
 
 #include "mb/pg_wchar.h"
 
-PG_FUNCTION_INFO_V1(counter_crdt_digest_agg_trans);
-PG_FUNCTION_INFO_V1(counter_crdt_digest_agg_combine);
-PG_FUNCTION_INFO_V1(counter_crdt_digest_agg_final);
-PG_FUNCTION_INFO_V1(counter_crdt_digest_agg_serial);
-PG_FUNCTION_INFO_V1(counter_crdt_digest_agg_deserial);
-
 #define CC_DIGEST_AGG_VERSION 1
 #define CC_DIGEST_AGG_SERIAL_LEN (1 + CC_DIGEST_LEN)
 
@@ -43,6 +37,7 @@ cc_digest_agg_new(MemoryContext aggcontext)
 	return MemoryContextAllocZero(aggcontext, sizeof(cc_sum256));
 }
 
+PG_FUNCTION_INFO_V1(counter_crdt_digest_agg_trans);
 Datum
 counter_crdt_digest_agg_trans(PG_FUNCTION_ARGS)
 {
@@ -88,6 +83,7 @@ counter_crdt_digest_agg_trans(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(st);
 }
 
+PG_FUNCTION_INFO_V1(counter_crdt_digest_agg_combine);
 Datum
 counter_crdt_digest_agg_combine(PG_FUNCTION_ARGS)
 {
@@ -109,6 +105,7 @@ counter_crdt_digest_agg_combine(PG_FUNCTION_ARGS)
 }
 
 /* The 32 bytes of the sum; no rows (no state) give 32 zero bytes. */
+PG_FUNCTION_INFO_V1(counter_crdt_digest_agg_final);
 Datum
 counter_crdt_digest_agg_final(PG_FUNCTION_ARGS)
 {
@@ -121,6 +118,7 @@ counter_crdt_digest_agg_final(PG_FUNCTION_ARGS)
 	PG_RETURN_BYTEA_P(result);
 }
 
+PG_FUNCTION_INFO_V1(counter_crdt_digest_agg_serial);
 Datum
 counter_crdt_digest_agg_serial(PG_FUNCTION_ARGS)
 {
@@ -135,6 +133,7 @@ counter_crdt_digest_agg_serial(PG_FUNCTION_ARGS)
 	PG_RETURN_BYTEA_P(result);
 }
 
+PG_FUNCTION_INFO_V1(counter_crdt_digest_agg_deserial);
 Datum
 counter_crdt_digest_agg_deserial(PG_FUNCTION_ARGS)
 {
