@@ -130,7 +130,6 @@ cc_datum_stored(Datum d, cc_stored *s)
 		cc_corrupt(&err);
 	return p;
 }
-extern const uint8_t *cc_node_id(void);
 
 /* replication.c: the check shared by the merge trigger, set-up and health */
 

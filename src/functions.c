@@ -1,15 +1,15 @@
 /*
  * functions.c
  *	  The SQL functions of counter_crdt: leader increments, value, merge,
- *	  shards, digest, equality and hashing, writer ids, and the difference
- *	  that a repair ships.
+ *	  shards, digest, equality and hashing, and the difference that a repair
+ *	  ships.
  */
 #include "counter_crdt.h"
+#include "writer_ids.h"
 #include "hashing.h"
 
 #include "common/hashfn.h"
 #include "funcapi.h"
-#include "mb/pg_wchar.h"
 #include "utils/builtins.h"
 #include "utils/uuid.h"
 
@@ -306,65 +306,6 @@ counter_crdt_hash_extended(PG_FUNCTION_ARGS)
 		h = hash_any_extended(r.v.shards, (int) (r.v.n * CC_SHARD_SIZE), seed);
 	cc_read_close(&r);
 	return h;
-}
-
-static Datum
-cc_uuid_datum(const uint8_t *id)
-{
-	pg_uuid_t  *u = palloc(sizeof(pg_uuid_t));
-
-	memcpy(u->data, id, CC_ID_LEN);
-	return UUIDPGetDatum(u);
-}
-
-PG_FUNCTION_INFO_V1(counter_crdt_node_id);
-Datum
-counter_crdt_node_id(PG_FUNCTION_ARGS)
-{
-	return cc_uuid_datum(cc_node_id());
-}
-
-/* The UTF-8 bytes of a text argument, as the rack id is defined on them. */
-static const char *
-cc_utf8_arg(FunctionCallInfo fcinfo, int argno, size_t *len)
-{
-	text	   *t = PG_GETARG_TEXT_PP(argno);
-	const char *s = VARDATA_ANY(t);
-	char	   *conv;
-
-	*len = VARSIZE_ANY_EXHDR(t);
-	conv = pg_server_to_any(s, (int) *len, PG_UTF8);
-	if (conv != s)
-		*len = strlen(conv);
-	return conv;
-}
-
-PG_FUNCTION_INFO_V1(counter_crdt_rack_id);
-Datum
-counter_crdt_rack_id(PG_FUNCTION_ARGS)
-{
-	size_t		dclen,
-				racklen;
-	const char *dc = cc_utf8_arg(fcinfo, 0, &dclen);
-	const char *rack = cc_utf8_arg(fcinfo, 1, &racklen);
-	uint8_t		id[CC_ID_LEN];
-	cc_hasher  *h = cc_hasher_of_call(fcinfo, CC_HASH_MD5);
-	cc_hash_sink sink;
-
-	cc_hasher_start(h, &sink);
-	cc_rack_name(&sink, dc, dclen, rack, racklen);
-	cc_hasher_finish_v3(h, id);
-	return cc_uuid_datum(id);
-}
-
-PG_FUNCTION_INFO_V1(counter_crdt_pending_id);
-Datum
-counter_crdt_pending_id(PG_FUNCTION_ARGS)
-{
-	uint8_t		id[CC_ID_LEN];
-
-	cc_pending_id(PG_GETARG_UUID_P(0)->data, id);
-	return cc_uuid_datum(id);
 }
 
 /*
