@@ -71,44 +71,6 @@ cc_datum_view(Datum d, cc_view *v)
 	cc_stored_view(&s, v, NULL, 0);
 }
 
-/*
- * The value of a counter, false for a tombstone; 22003 outside bigint.  A
- * version 2 value keeps its total in its first bytes: an inline one is read
- * in place, a compressed or out-of-line one through a slice of those bytes
- * (only that prefix is decompressed, only the first chunk fetched).
- */
-bool
-cc_datum_value(Datum d, int64 *value)
-{
-	struct varlena *raw = (struct varlena *) DatumGetPointer(d);
-	cc_stored	s;
-	cc_error	err;
-
-	if (VARATT_IS_EXTERNAL(raw) || VARATT_IS_COMPRESSED(raw))
-	{
-		struct varlena *slice = PG_DETOAST_DATUM_SLICE(d, 0, CC_STORED_HEADER);
-		const unsigned char *data = (const unsigned char *) VARDATA_ANY(slice);
-		size_t		len = VARSIZE_ANY_EXHDR(slice);
-
-		if (cc_stored_prefix_suffices(data, len))
-		{
-			if (cc_stored_prefix(data, len, &s, &err) != CC_OK)
-				cc_corrupt(&err);
-		}
-		else
-			cc_datum_stored(d, &s);
-	}
-	/* an inline value is read in place: the sum needs no line but its first */
-	else if (cc_stored_open((const unsigned char *) VARDATA_ANY(raw),
-							VARSIZE_ANY_EXHDR(raw), &s, &err) != CC_OK)
-		cc_corrupt(&err);
-	if (s.tombstone)
-		return false;
-	if (cc_stored_value(&s, value, &err) != CC_OK)
-		cc_report(&err, NULL);
-	return true;
-}
-
 void
 cc_check_count(size_t n)
 {
@@ -143,47 +105,6 @@ cc_finish(struct varlena *result, size_t n)
 {
 	SET_VARSIZE(result, VARHDRSZ +
 				cc_stored_build_finish((unsigned char *) VARDATA(result), n));
-}
-
-/*
- * merge(a, b) of two non-NULL values: one of the inputs, as read, when it
- * already holds the merge, or a new value.  *kind tells which; anything but
- * CC_MERGE_TAKE_A means the result differs from a.
- */
-Datum
-cc_merge_datums(Datum a, Datum b, cc_merge_kind *kind)
-{
-	Datum		da = PointerGetDatum(DatumGetCounterCrdtP(a));
-	Datum		db = PointerGetDatum(DatumGetCounterCrdtP(b));
-	Datum		result;
-	CcRead		ra,
-				rb;
-
-	/* read in place, narrow shards widened on the stack */
-	cc_read_open(da, &ra);
-	cc_read_open(db, &rb);
-	result = cc_merge_reads(da, &ra.v, db, &rb.v, kind);
-	cc_read_close(&ra);
-	cc_read_close(&rb);
-	return result;
-}
-
-/* The same for two detoasted values already read into views. */
-Datum
-cc_merge_reads(Datum a, const cc_view *va, Datum b, const cc_view *vb,
-			   cc_merge_kind *kind)
-{
-	unsigned char *shards;
-	struct varlena *merged;
-
-	*kind = cc_merge_plan(va, vb);
-	if (*kind == CC_MERGE_TAKE_A)
-		return a;
-	if (*kind == CC_MERGE_TAKE_B)
-		return b;
-	merged = cc_make(va->n + vb->n, false, &shards);
-	cc_finish(merged, cc_merge(va->shards, va->n, vb->shards, vb->n, shards));
-	return PointerGetDatum(merged);
 }
 
 /* Turns a core error into the matching ereport. */

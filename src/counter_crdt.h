@@ -94,16 +94,12 @@ typedef struct CcRead
 extern void cc_read_open(Datum d, CcRead *r);
 extern void cc_read_close(CcRead *r);
 extern void cc_datum_view(Datum d, cc_view *v);
-extern bool cc_datum_value(Datum d, int64 *value);
 extern void cc_stored_view(const cc_stored *s, cc_view *v, unsigned char *buf,
 						   size_t capacity);
 extern struct varlena *cc_make(size_t capacity, bool tombstone,
 							   unsigned char **shards);
 extern void cc_finish(struct varlena *result, size_t n);
 extern void cc_check_count(size_t n);
-extern Datum cc_merge_datums(Datum a, Datum b, cc_merge_kind *kind);
-extern Datum cc_merge_reads(Datum a, const cc_view *va, Datum b,
-							const cc_view *vb, cc_merge_kind *kind);
 extern CC_NORETURN void cc_report(const cc_error *err, const char *input) CC_NORETURN_AFTER;
 extern CC_NORETURN void cc_corrupt(const cc_error *err) CC_NORETURN_AFTER;
 

@@ -48,6 +48,7 @@
  * others hold).
  */
 #include "counter_crdt.h"
+#include "value.h"
 #include "writer_ids.h"
 
 #include "access/genam.h"
