@@ -127,30 +127,7 @@ cc_datum_stored(Datum d, cc_stored *s)
 	return p;
 }
 
-/* replication.c: the check shared by the merge trigger, set-up and health */
-
-/* The counter columns of a table, and its primary key. */
-typedef struct CcTableInfo
-{
-	int			natts;
-	bool	   *is_counter;		/* per attribute (0-based) */
-	Bitmapset  *pkey;			/* primary key attnums, offset as relcache */
-} CcTableInfo;
-
-/* One reason why a table's replicated rows cannot be merged. */
-typedef struct CcTableProblem
-{
-	const char *check;			/* the check of counter_crdt_health() */
-	char	   *message;		/* as errmsg, and the health row's problem */
-	const char *detail;
-	char	   *hint;
-} CcTableProblem;
-
-extern List *cc_table_check(Relation rel, Oid counter_type, CcTableInfo *info);
-extern void cc_table_check_or_error(Relation rel, Oid counter_type,
-									CcTableInfo *info);
-extern Oid	cc_counter_type(Oid nsp);
-extern char *cc_key_columns(Relation rel, const Bitmapset *pkey);
+/* replication.c: the extension's conflict log */
 extern Oid	cc_conflicts_relid(void);
 extern Oid	cc_conflict_summary_relid(void);
 

@@ -4,7 +4,7 @@
  *	  counter_crdt_enable_replica_merge(tbl) and counter_crdt_health().
  *
  * Both look at a table the way the merge trigger does when it applies a row
- * (cc_table_check() in replication.c: a primary key, and only counters, key
+ * (cc_table_check() in table_check.c: a primary key, and only counters, key
  * columns and stored generated columns), so that what the set-up accepts, what
  * the health check reports and what apply refuses are one and the same.  On
  * top of that they look at the table's triggers: the merge trigger must be
@@ -19,6 +19,7 @@
  * reports publications that publish TRUNCATE of a counter table.
  */
 #include "counter_crdt.h"
+#include "table_check.h"
 
 #include "access/relation.h"
 #include "access/table.h"
