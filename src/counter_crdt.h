@@ -127,8 +127,4 @@ cc_datum_stored(Datum d, cc_stored *s)
 	return p;
 }
 
-/* replication.c: the extension's conflict log */
-extern Oid	cc_conflicts_relid(void);
-extern Oid	cc_conflict_summary_relid(void);
-
 #endif							/* COUNTER_CRDT_H */

@@ -19,6 +19,7 @@
  * reports publications that publish TRUNCATE of a counter table.
  */
 #include "counter_crdt.h"
+#include "conflict_log.h"
 #include "table_check.h"
 
 #include "access/relation.h"
