@@ -1,20 +1,17 @@
 /*
  * counter_crdt.h
- *	  The on-disk form of counter_crdt and the glue shared by the fmgr files.
+ *	  What every fmgr file of counter_crdt shares (counter_crdt.c): reading
+ *	  a value, making one, and turning core errors into ereport.
  *
- * On disk a value is a varlena whose bytes are one of the two layouts of
- * core/cc_stored.h ("stored form"): version 1, written by 1.0 to 1.2, and
- * version 2, written since 1.3, which keeps the exact total in its first 12
- * bytes and stores shards of small clocks and values in 24 bytes instead of
- * 32.
+ * On disk a value is a varlena holding its stored form (core/cc_stored.h).
  * Nothing rewrites a stored value: a version 1 value is read where it lies
  * and becomes version 2 when it next changes.
  *
- * Every fmgr function works on canonical 32-byte shard records (cc_view):
- * cc_datum_view() gives them in place for 32-byte layouts and widens narrow
- * ones; cc_make() and cc_finish() build a new value from such records and
- * pack it.  A value of three narrow shards takes 85 bytes in a table (1-byte
- * header), against 101 in version 1.
+ * cc_datum_stored() opens a value's stored form where it lies.  Functions
+ * that work on canonical 32-byte shard records (cc_view) get them from
+ * cc_datum_view() or cc_read_open(): in place for 32-byte layouts, widened
+ * for narrow ones.  cc_make() and cc_finish() build a new value from such
+ * records and pack it.
  */
 #ifndef COUNTER_CRDT_H
 #define COUNTER_CRDT_H
@@ -25,17 +22,9 @@
 #if PG_VERSION_NUM >= 160000
 #include "varatt.h"
 #endif
-#include "nodes/bitmapset.h"
-#include "nodes/pg_list.h"
-#include "utils/relcache.h"
 #include "utils/memutils.h"
 
-#include "core/cc_algebra.h"
-#include "core/cc_digest.h"
-#include "core/cc_ids.h"
-#include "core/cc_json.h"
-#include "core/cc_text.h"
-#include "core/cc_wire.h"
+#include "core/cc_stored.h"
 
 /*
  * A function that does not return: PostgreSQL 18 marks it before the
@@ -59,8 +48,7 @@
  * Asks for the cache lines of a value after its first, up to four: a scan
  * reads a page's tuples from its end backwards, and the hardware prefetcher
  * leaves the shards' second line to arrive only when the merge walk needs
- * it.  Measured on the merge aggregate of bench/bench.sh: 2.0 times the time
- * of sum(bigint) without, 1.35 times with (doc/design-layout-v2.md).
+ * it (doc/performance.md has the figures).
  */
 static inline void
 cc_prefetch_value(const unsigned char *data, size_t len)
@@ -90,7 +78,6 @@ typedef struct CcRead
 	unsigned char local[CC_READ_LOCAL * CC_SHARD_SIZE];
 } CcRead;
 
-/* counter_crdt.c */
 extern void cc_read_open(Datum d, CcRead *r);
 extern void cc_read_close(CcRead *r);
 extern void cc_datum_view(Datum d, cc_view *v);

@@ -15,6 +15,8 @@
 #include "utils/fmgrprotos.h"
 #include "utils/jsonb.h"
 
+#include "core/cc_json.h"
+
 /* The ids the JSON form parsed and printed lately: the backend's cache. */
 static cc_id_cache json_ids;
 

@@ -43,6 +43,8 @@
 #include "utils/syscache.h"
 #include "utils/tuplestore.h"
 
+#include "core/cc_ids.h"
+
 /* What the extension's schema holds that both functions need. */
 typedef struct CcExtension
 {

@@ -11,6 +11,9 @@
 
 #include "libpq/pqformat.h"
 
+#include "core/cc_text.h"
+#include "core/cc_wire.h"
+
 /*
  * The last input that was read, text or binary, and the value it gave, kept
  * per backend.  PostgreSQL 15's apply worker converts every column of a
