@@ -13,10 +13,11 @@
  * ALTER TABLE ... ENABLE TRIGGER ALL (which pg_restore --disable-triggers
  * runs) turns the merge trigger into an ordinary one; from then on applied
  * rows overwrite local increments.  The set-up function repairs that, and
- * the health check finds it.  Since 1.4 the same goes for the two guards of
+ * the health check finds it.  The same goes for the two guards of
  * counter_crdt_local_guard() (key changes and TRUNCATE refused, for local
- * statements), the truncate guard on every partition too; and health
- * reports publications that publish TRUNCATE of a counter table.
+ * statements), the truncate guard on every partition too, where the
+ * extension's version has that function; and health reports publications
+ * that publish TRUNCATE of a counter table.
  */
 #include "counter_crdt.h"
 #include "conflict_log.h"
