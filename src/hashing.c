@@ -35,6 +35,7 @@
 #include "counter_crdt.h"
 #include "hashing.h"
 
+#include "core/cc_digest.h"
 #include "core/cc_ids.h"
 
 #if defined(USE_OPENSSL) && !defined(CC_HASH_PG_COMMON)
