@@ -19,9 +19,10 @@ CORE_SRCS = src/core/cc_base.c src/core/cc_stored.c src/core/cc_wire.c \
 	src/core/cc_digest.c src/core/cc_algebra.c src/core/cc_ids.c \
 	src/core/cc_text.c src/core/cc_json.c
 CORE_HDRS = $(wildcard src/core/*.h)
-GLUE_SRCS = src/counter_crdt.c src/type_io.c src/functions.c src/aggregate.c \
-	src/replication.c src/operations.c src/json.c src/compare.c \
-	src/table_digest.c src/hashing.c
+GLUE_SRCS = src/module.c src/counter_crdt.c src/type_io.c src/increment.c \
+	src/value.c src/compare.c src/digest.c src/writer_ids.c src/aggregate.c \
+	src/agg_slots.c src/table_check.c src/conflict_log.c src/replica_merge.c \
+	src/local_triggers.c src/operations.c src/json.c src/hashing.c
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 # The core's uuid text is libuuid's (util-linux, package uuid-dev).
 SHLIB_LINK += -luuid
@@ -47,8 +48,9 @@ override CPPFLAGS += -DCC_HASH_PG_COMMON
 endif
 
 # The headers hold inline code: every object is rebuilt when they change.
+GLUE_HDRS = $(wildcard src/*.h)
 $(OBJS): $(CORE_HDRS)
-$(GLUE_SRCS:.c=.o): src/counter_crdt.h
+$(GLUE_SRCS:.c=.o): $(GLUE_HDRS)
 
 # The TAP tests, run as PGXS's prove_installcheck runs t/*.pl (Makefile.global),
 # but in test/: PostgreSQL::Test::Cluster from the PGXS tree, the server's

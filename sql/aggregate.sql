@@ -97,7 +97,7 @@ JOIN (SELECT k, merge_fold(c ORDER BY o) AS f FROM agg_t GROUP BY k) h USING (k)
 RESET enable_sort;
 
 -- A hash aggregation keeps its states in slots of its own memory (see
--- aggregate.c).  That memory is reset between the batches of one that
+-- src/agg_slots.c).  That memory is reset between the batches of one that
 -- spills to disk (a small work_mem) and at every rescan (the subquery runs
 -- once per outer row, each time over new rows): states made after a reset
 -- must not land in memory of before it.

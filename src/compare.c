@@ -1,23 +1,91 @@
 /*
  * compare.c
- *	  The btree operator class of counter_crdt: <, <=, >, >=, the support
- *	  function counter_crdt_cmp() and its sort support.
+ *	  Equality, hashing and order of counter_crdt: = and <>, the hash
+ *	  support functions, and the btree operator class (<, <=, >, >=,
+ *	  counter_crdt_cmp() and its sort support).
  *
- * The order is cc_compare()'s: live counters by their exact value (also one
- * that leaves bigint), tombstones after them all, and counters of equal value
- * by their shards.  Two counters are equal in it exactly when they are equal
- * states, as = and the hash operator class say.  A comparison never fails.
+ * = holds between equal states, and equal states hash alike.  The order is
+ * cc_compare()'s: live counters by their exact value (also one that leaves
+ * bigint), tombstones after them all, and counters of equal value by their
+ * shards, so that two counters are equal in it exactly when = says so.  A
+ * comparison never fails.
  */
 #include "counter_crdt.h"
 
+#include "common/hashfn.h"
 #include "utils/sortsupport.h"
 
-PG_FUNCTION_INFO_V1(counter_crdt_cmp);
-PG_FUNCTION_INFO_V1(counter_crdt_lt);
-PG_FUNCTION_INFO_V1(counter_crdt_le);
-PG_FUNCTION_INFO_V1(counter_crdt_gt);
-PG_FUNCTION_INFO_V1(counter_crdt_ge);
-PG_FUNCTION_INFO_V1(counter_crdt_sortsupport);
+#include "core/cc_algebra.h"
+
+/* Equality and hashes free what they read: hash joins call them in bulk. */
+static bool
+cc_datum_equal(FunctionCallInfo fcinfo)
+{
+	CcRead		a,
+				b;
+	bool		equal;
+
+	cc_read_open(PG_GETARG_DATUM(0), &a);
+	cc_read_open(PG_GETARG_DATUM(1), &b);
+	equal = cc_equal(a.v.shards, a.v.n, a.v.tombstone,
+					 b.v.shards, b.v.n, b.v.tombstone);
+	cc_read_close(&a);
+	cc_read_close(&b);
+	return equal;
+}
+
+PG_FUNCTION_INFO_V1(counter_crdt_eq);
+Datum
+counter_crdt_eq(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(cc_datum_equal(fcinfo));
+}
+
+PG_FUNCTION_INFO_V1(counter_crdt_ne);
+Datum
+counter_crdt_ne(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(!cc_datum_equal(fcinfo));
+}
+
+/*
+ * Hashes agree with equality: equal states have identical shard bytes, and
+ * a tombstone hashes apart from the empty live counter.
+ */
+#define CC_TOMBSTONE_HASH_KEY 0x746f6d62
+
+PG_FUNCTION_INFO_V1(counter_crdt_hash);
+Datum
+counter_crdt_hash(PG_FUNCTION_ARGS)
+{
+	CcRead		r;
+	Datum		h;
+
+	cc_read_open(PG_GETARG_DATUM(0), &r);
+	if (r.v.tombstone)
+		h = hash_uint32(CC_TOMBSTONE_HASH_KEY);
+	else
+		h = hash_any(r.v.shards, (int) (r.v.n * CC_SHARD_SIZE));
+	cc_read_close(&r);
+	return h;
+}
+
+PG_FUNCTION_INFO_V1(counter_crdt_hash_extended);
+Datum
+counter_crdt_hash_extended(PG_FUNCTION_ARGS)
+{
+	CcRead		r;
+	uint64		seed = PG_GETARG_INT64(1);
+	Datum		h;
+
+	cc_read_open(PG_GETARG_DATUM(0), &r);
+	if (r.v.tombstone)
+		h = hash_uint32_extended(CC_TOMBSTONE_HASH_KEY, seed);
+	else
+		h = hash_any_extended(r.v.shards, (int) (r.v.n * CC_SHARD_SIZE), seed);
+	cc_read_close(&r);
+	return h;
+}
 
 /*
  * Compares two values, freeing what reading them allocated: a sort or an
@@ -39,6 +107,7 @@ cc_compare_datums(Datum a, Datum b)
 	return c;
 }
 
+PG_FUNCTION_INFO_V1(counter_crdt_cmp);
 Datum
 counter_crdt_cmp(PG_FUNCTION_ARGS)
 {
@@ -48,24 +117,28 @@ counter_crdt_cmp(PG_FUNCTION_ARGS)
 	PG_RETURN_INT32((c > 0) - (c < 0));
 }
 
+PG_FUNCTION_INFO_V1(counter_crdt_lt);
 Datum
 counter_crdt_lt(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BOOL(cc_compare_datums(PG_GETARG_DATUM(0), PG_GETARG_DATUM(1)) < 0);
 }
 
+PG_FUNCTION_INFO_V1(counter_crdt_le);
 Datum
 counter_crdt_le(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BOOL(cc_compare_datums(PG_GETARG_DATUM(0), PG_GETARG_DATUM(1)) <= 0);
 }
 
+PG_FUNCTION_INFO_V1(counter_crdt_gt);
 Datum
 counter_crdt_gt(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BOOL(cc_compare_datums(PG_GETARG_DATUM(0), PG_GETARG_DATUM(1)) > 0);
 }
 
+PG_FUNCTION_INFO_V1(counter_crdt_ge);
 Datum
 counter_crdt_ge(PG_FUNCTION_ARGS)
 {
@@ -79,6 +152,7 @@ cc_sort_compare(Datum a, Datum b, SortSupport ssup)
 	return cc_compare_datums(a, b);
 }
 
+PG_FUNCTION_INFO_V1(counter_crdt_sortsupport);
 Datum
 counter_crdt_sortsupport(PG_FUNCTION_ARGS)
 {

@@ -1,20 +1,17 @@
 /*
  * counter_crdt.h
- *	  The on-disk form of counter_crdt and the glue shared by the fmgr files.
+ *	  What every fmgr file of counter_crdt shares (counter_crdt.c): reading
+ *	  a value, making one, and turning core errors into ereport.
  *
- * On disk a value is a varlena whose bytes are one of the two layouts of
- * core/cc_stored.h ("stored form"): version 1, written by 1.0 to 1.2, and
- * version 2, written since 1.3, which keeps the exact total in its first 12
- * bytes and stores shards of small clocks and values in 24 bytes instead of
- * 32.
+ * On disk a value is a varlena holding its stored form (core/cc_stored.h).
  * Nothing rewrites a stored value: a version 1 value is read where it lies
  * and becomes version 2 when it next changes.
  *
- * Every fmgr function works on canonical 32-byte shard records (cc_view):
- * cc_datum_view() gives them in place for 32-byte layouts and widens narrow
- * ones; cc_make() and cc_finish() build a new value from such records and
- * pack it.  A value of three narrow shards takes 85 bytes in a table (1-byte
- * header), against 101 in version 1.
+ * cc_datum_stored() opens a value's stored form where it lies.  Functions
+ * that work on canonical 32-byte shard records (cc_view) get them from
+ * cc_datum_view() or cc_read_open(): in place for 32-byte layouts, widened
+ * for narrow ones.  cc_make() and cc_finish() build a new value from such
+ * records and pack it.
  */
 #ifndef COUNTER_CRDT_H
 #define COUNTER_CRDT_H
@@ -25,17 +22,9 @@
 #if PG_VERSION_NUM >= 160000
 #include "varatt.h"
 #endif
-#include "nodes/bitmapset.h"
-#include "nodes/pg_list.h"
-#include "utils/relcache.h"
 #include "utils/memutils.h"
 
-#include "core/cc_algebra.h"
-#include "core/cc_digest.h"
-#include "core/cc_ids.h"
-#include "core/cc_json.h"
-#include "core/cc_text.h"
-#include "core/cc_wire.h"
+#include "core/cc_stored.h"
 
 /*
  * A function that does not return: PostgreSQL 18 marks it before the
@@ -59,8 +48,7 @@
  * Asks for the cache lines of a value after its first, up to four: a scan
  * reads a page's tuples from its end backwards, and the hardware prefetcher
  * leaves the shards' second line to arrive only when the merge walk needs
- * it.  Measured on the merge aggregate of bench/bench.sh: 2.0 times the time
- * of sum(bigint) without, 1.35 times with (doc/design-layout-v2.md).
+ * it (doc/performance.md has the figures).
  */
 static inline void
 cc_prefetch_value(const unsigned char *data, size_t len)
@@ -90,20 +78,15 @@ typedef struct CcRead
 	unsigned char local[CC_READ_LOCAL * CC_SHARD_SIZE];
 } CcRead;
 
-/* counter_crdt.c */
 extern void cc_read_open(Datum d, CcRead *r);
 extern void cc_read_close(CcRead *r);
 extern void cc_datum_view(Datum d, cc_view *v);
-extern bool cc_datum_value(Datum d, int64 *value);
 extern void cc_stored_view(const cc_stored *s, cc_view *v, unsigned char *buf,
 						   size_t capacity);
 extern struct varlena *cc_make(size_t capacity, bool tombstone,
 							   unsigned char **shards);
 extern void cc_finish(struct varlena *result, size_t n);
 extern void cc_check_count(size_t n);
-extern Datum cc_merge_datums(Datum a, Datum b, cc_merge_kind *kind);
-extern Datum cc_merge_reads(Datum a, const cc_view *va, Datum b,
-							const cc_view *vb, cc_merge_kind *kind);
 extern CC_NORETURN void cc_report(const cc_error *err, const char *input) CC_NORETURN_AFTER;
 extern CC_NORETURN void cc_corrupt(const cc_error *err) CC_NORETURN_AFTER;
 
@@ -130,47 +113,5 @@ cc_datum_stored(Datum d, cc_stored *s)
 		cc_corrupt(&err);
 	return p;
 }
-extern const uint8_t *cc_node_id(void);
-
-/* hashing.c: the core's hash inputs through PostgreSQL's SHA-256 and MD5 */
-typedef enum cc_hash_kind
-{
-	CC_HASH_SHA256,
-	CC_HASH_MD5
-} cc_hash_kind;
-typedef struct cc_hasher cc_hasher;
-extern cc_hasher *cc_hasher_create(cc_hash_kind kind, MemoryContext mcxt);
-extern cc_hasher *cc_hasher_of_call(FunctionCallInfo fcinfo, cc_hash_kind kind);
-extern void cc_hasher_start(cc_hasher *h, cc_hash_sink *sink);
-extern void cc_hasher_finish(cc_hasher *h, uint8_t *out);
-extern void cc_hasher_finish_v3(cc_hasher *h, uint8_t *id);
-extern void cc_hasher_free(cc_hasher *h);
-
-/* replication.c: the check shared by the merge trigger, set-up and health */
-
-/* The counter columns of a table, and its primary key. */
-typedef struct CcTableInfo
-{
-	int			natts;
-	bool	   *is_counter;		/* per attribute (0-based) */
-	Bitmapset  *pkey;			/* primary key attnums, offset as relcache */
-} CcTableInfo;
-
-/* One reason why a table's replicated rows cannot be merged. */
-typedef struct CcTableProblem
-{
-	const char *check;			/* the check of counter_crdt_health() */
-	char	   *message;		/* as errmsg, and the health row's problem */
-	const char *detail;
-	char	   *hint;
-} CcTableProblem;
-
-extern List *cc_table_check(Relation rel, Oid counter_type, CcTableInfo *info);
-extern void cc_table_check_or_error(Relation rel, Oid counter_type,
-									CcTableInfo *info);
-extern Oid	cc_counter_type(Oid nsp);
-extern char *cc_key_columns(Relation rel, const Bitmapset *pkey);
-extern Oid	cc_conflicts_relid(void);
-extern Oid	cc_conflict_summary_relid(void);
 
 #endif							/* COUNTER_CRDT_H */

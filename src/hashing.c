@@ -9,12 +9,10 @@
  *
  * Where PostgreSQL was built with OpenSSL (USE_OPENSSL, as Debian's is), the
  * hasher calls libcrypto's EVP interface itself, with an algorithm fetched
- * once per backend.  PostgreSQL's pg_cryptohash_init() names the algorithm
+ * once per backend: PostgreSQL's pg_cryptohash_init() names the algorithm
  * by EVP_sha256(), which OpenSSL 3 looks up again at every initialisation
- * (locks, a name lookup, reference counts): a hash of 60 bytes took 343 ns
- * that way and 130 ns with the algorithm fetched once, on this project's
- * test machine.  A table digest hashes every
- * row, so that lookup was most of its cost.  The context is made once per
+ * (locks, a name lookup, reference counts), and a table digest hashes every
+ * row (doc/performance.md has the figures).  The context is made once per
  * call site (kept in fn_extra), re-initialised per row, and freed with the
  * memory context that holds the hasher.
  *
@@ -35,6 +33,10 @@
  * where OpenSSL is there, to build and test that path.
  */
 #include "counter_crdt.h"
+#include "hashing.h"
+
+#include "core/cc_digest.h"
+#include "core/cc_ids.h"
 
 #if defined(USE_OPENSSL) && !defined(CC_HASH_PG_COMMON)
 #define CC_HASH_OPENSSL 1

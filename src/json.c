@@ -15,10 +15,7 @@
 #include "utils/fmgrprotos.h"
 #include "utils/jsonb.h"
 
-PG_FUNCTION_INFO_V1(counter_crdt_to_jsonb);
-PG_FUNCTION_INFO_V1(counter_crdt_from_jsonb);
-PG_FUNCTION_INFO_V1(counter_crdt_to_json);
-PG_FUNCTION_INFO_V1(counter_crdt_from_json);
+#include "core/cc_json.h"
 
 /* The ids the JSON form parsed and printed lately: the backend's cache. */
 static cc_id_cache json_ids;
@@ -62,6 +59,7 @@ cc_from_json_text(const char *str, size_t len)
 	return PointerGetDatum(result);
 }
 
+PG_FUNCTION_INFO_V1(counter_crdt_to_jsonb);
 Datum
 counter_crdt_to_jsonb(PG_FUNCTION_ARGS)
 {
@@ -69,6 +67,7 @@ counter_crdt_to_jsonb(PG_FUNCTION_ARGS)
 							   CStringGetDatum(cc_json_text(PG_GETARG_DATUM(0))));
 }
 
+PG_FUNCTION_INFO_V1(counter_crdt_from_jsonb);
 Datum
 counter_crdt_from_jsonb(PG_FUNCTION_ARGS)
 {
@@ -78,12 +77,14 @@ counter_crdt_from_jsonb(PG_FUNCTION_ARGS)
 	return cc_from_json_text(str, strlen(str));
 }
 
+PG_FUNCTION_INFO_V1(counter_crdt_to_json);
 Datum
 counter_crdt_to_json(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_TEXT_P(cstring_to_text(cc_json_text(PG_GETARG_DATUM(0))));
 }
 
+PG_FUNCTION_INFO_V1(counter_crdt_from_json);
 Datum
 counter_crdt_from_json(PG_FUNCTION_ARGS)
 {

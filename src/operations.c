@@ -4,7 +4,7 @@
  *	  counter_crdt_enable_replica_merge(tbl) and counter_crdt_health().
  *
  * Both look at a table the way the merge trigger does when it applies a row
- * (cc_table_check() in replication.c: a primary key, and only counters, key
+ * (cc_table_check() in table_check.c: a primary key, and only counters, key
  * columns and stored generated columns), so that what the set-up accepts, what
  * the health check reports and what apply refuses are one and the same.  On
  * top of that they look at the table's triggers: the merge trigger must be
@@ -13,12 +13,15 @@
  * ALTER TABLE ... ENABLE TRIGGER ALL (which pg_restore --disable-triggers
  * runs) turns the merge trigger into an ordinary one; from then on applied
  * rows overwrite local increments.  The set-up function repairs that, and
- * the health check finds it.  Since 1.4 the same goes for the two guards of
+ * the health check finds it.  The same goes for the two guards of
  * counter_crdt_local_guard() (key changes and TRUNCATE refused, for local
- * statements), the truncate guard on every partition too; and health
- * reports publications that publish TRUNCATE of a counter table.
+ * statements), the truncate guard on every partition too, where the
+ * extension's version has that function; and health reports publications
+ * that publish TRUNCATE of a counter table.
  */
 #include "counter_crdt.h"
+#include "conflict_log.h"
+#include "table_check.h"
 
 #include "access/relation.h"
 #include "access/table.h"
@@ -41,8 +44,7 @@
 #include "utils/syscache.h"
 #include "utils/tuplestore.h"
 
-PG_FUNCTION_INFO_V1(counter_crdt_enable_replica_merge);
-PG_FUNCTION_INFO_V1(counter_crdt_health);
+#include "core/cc_ids.h"
 
 /* What the extension's schema holds that both functions need. */
 typedef struct CcExtension
@@ -243,6 +245,7 @@ cc_guard_commands(Relation rel, const CcExtension *ext, const CcTableInfo *info,
  * apply, else), then creates what is missing of the two triggers and enables
  * each as it must be.  On a table set up already it changes nothing.
  */
+PG_FUNCTION_INFO_V1(counter_crdt_enable_replica_merge);
 Datum
 counter_crdt_enable_replica_merge(PG_FUNCTION_ARGS)
 {
@@ -642,6 +645,7 @@ cc_health_conflicts(CcHealth *h, const CcExtension *ext)
 	}
 }
 
+PG_FUNCTION_INFO_V1(counter_crdt_health);
 Datum
 counter_crdt_health(PG_FUNCTION_ARGS)
 {

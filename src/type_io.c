@@ -11,10 +11,8 @@
 
 #include "libpq/pqformat.h"
 
-PG_FUNCTION_INFO_V1(counter_crdt_in);
-PG_FUNCTION_INFO_V1(counter_crdt_out);
-PG_FUNCTION_INFO_V1(counter_crdt_recv);
-PG_FUNCTION_INFO_V1(counter_crdt_send);
+#include "core/cc_text.h"
+#include "core/cc_wire.h"
 
 /*
  * The last input that was read, text or binary, and the value it gave, kept
@@ -70,6 +68,7 @@ cc_memo_put(CcInputMemo *m, const char *input, size_t len,
 	m->len = len;
 }
 
+PG_FUNCTION_INFO_V1(counter_crdt_in);
 Datum
 counter_crdt_in(PG_FUNCTION_ARGS)
 {
@@ -93,6 +92,7 @@ counter_crdt_in(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(result);
 }
 
+PG_FUNCTION_INFO_V1(counter_crdt_out);
 Datum
 counter_crdt_out(PG_FUNCTION_ARGS)
 {
@@ -113,6 +113,7 @@ counter_crdt_out(PG_FUNCTION_ARGS)
 	PG_RETURN_CSTRING(buf);
 }
 
+PG_FUNCTION_INFO_V1(counter_crdt_recv);
 Datum
 counter_crdt_recv(PG_FUNCTION_ARGS)
 {
@@ -141,6 +142,7 @@ counter_crdt_recv(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(result);
 }
 
+PG_FUNCTION_INFO_V1(counter_crdt_send);
 Datum
 counter_crdt_send(PG_FUNCTION_ARGS)
 {

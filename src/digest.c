@@ -1,9 +1,11 @@
 /*
- * table_digest.c
- *	  counter_crdt_digest_agg(key, c): a digest of a table's (key, state)
- *	  rows that two servers compare to tell whether they hold the same set.
+ * digest.c
+ *	  The digests of counter_crdt: counter_crdt_digest(c), the SHA-256 of
+ *	  one value, and counter_crdt_digest_agg(key, c), a digest of a table's
+ *	  (key, state) rows that two servers compare to tell whether they hold
+ *	  the same set.  Both hash through hashing.c.
  *
- * The transition state is the sum modulo 2^256 of one SHA-256 per row
+ * The aggregate's state is the sum modulo 2^256 of one SHA-256 per row
  * (cc_row_hash() and cc_sum256 in the core).  A sum does not depend on the
  * order of the rows or on how a parallel plan splits them, and unlike an
  * exclusive or it counts a duplicated row twice.  It is 32 bytes in the
@@ -14,14 +16,32 @@
  * Keys are hashed as UTF-8, so that servers with different encodings agree.
  */
 #include "counter_crdt.h"
+#include "hashing.h"
 
 #include "mb/pg_wchar.h"
 
-PG_FUNCTION_INFO_V1(counter_crdt_digest_agg_trans);
-PG_FUNCTION_INFO_V1(counter_crdt_digest_agg_combine);
-PG_FUNCTION_INFO_V1(counter_crdt_digest_agg_final);
-PG_FUNCTION_INFO_V1(counter_crdt_digest_agg_serial);
-PG_FUNCTION_INFO_V1(counter_crdt_digest_agg_deserial);
+#include "core/cc_digest.h"
+
+/*
+ * The SHA-256 of a value's shards and tombstone flag, never of its layout:
+ * equal states give equal digests.
+ */
+PG_FUNCTION_INFO_V1(counter_crdt_digest);
+Datum
+counter_crdt_digest(PG_FUNCTION_ARGS)
+{
+	cc_stored	s;
+	bytea	   *result = palloc(VARHDRSZ + CC_DIGEST_LEN);
+	cc_hasher  *h = cc_hasher_of_call(fcinfo, CC_HASH_SHA256);
+	cc_hash_sink sink;
+
+	cc_datum_stored(PG_GETARG_DATUM(0), &s);
+	SET_VARSIZE(result, VARHDRSZ + CC_DIGEST_LEN);
+	cc_hasher_start(h, &sink);
+	cc_digest_input_stored(&sink, &s);
+	cc_hasher_finish(h, (uint8_t *) VARDATA(result));
+	PG_RETURN_BYTEA_P(result);
+}
 
 #define CC_DIGEST_AGG_VERSION 1
 #define CC_DIGEST_AGG_SERIAL_LEN (1 + CC_DIGEST_LEN)
@@ -42,6 +62,7 @@ cc_digest_agg_new(MemoryContext aggcontext)
 	return MemoryContextAllocZero(aggcontext, sizeof(cc_sum256));
 }
 
+PG_FUNCTION_INFO_V1(counter_crdt_digest_agg_trans);
 Datum
 counter_crdt_digest_agg_trans(PG_FUNCTION_ARGS)
 {
@@ -87,6 +108,7 @@ counter_crdt_digest_agg_trans(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(st);
 }
 
+PG_FUNCTION_INFO_V1(counter_crdt_digest_agg_combine);
 Datum
 counter_crdt_digest_agg_combine(PG_FUNCTION_ARGS)
 {
@@ -108,6 +130,7 @@ counter_crdt_digest_agg_combine(PG_FUNCTION_ARGS)
 }
 
 /* The 32 bytes of the sum; no rows (no state) give 32 zero bytes. */
+PG_FUNCTION_INFO_V1(counter_crdt_digest_agg_final);
 Datum
 counter_crdt_digest_agg_final(PG_FUNCTION_ARGS)
 {
@@ -120,6 +143,7 @@ counter_crdt_digest_agg_final(PG_FUNCTION_ARGS)
 	PG_RETURN_BYTEA_P(result);
 }
 
+PG_FUNCTION_INFO_V1(counter_crdt_digest_agg_serial);
 Datum
 counter_crdt_digest_agg_serial(PG_FUNCTION_ARGS)
 {
@@ -134,6 +158,7 @@ counter_crdt_digest_agg_serial(PG_FUNCTION_ARGS)
 	PG_RETURN_BYTEA_P(result);
 }
 
+PG_FUNCTION_INFO_V1(counter_crdt_digest_agg_deserial);
 Datum
 counter_crdt_digest_agg_deserial(PG_FUNCTION_ARGS)
 {

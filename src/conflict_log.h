@@ -1,0 +1,24 @@
+/*
+ * conflict_log.h
+ *	  The own-id watch of the merge trigger and the relations of its log
+ *	  (conflict_log.c).
+ */
+#ifndef CC_CONFLICT_LOG_H
+#define CC_CONFLICT_LOG_H
+
+#include "access/htup.h"
+#include "utils/relcache.h"
+
+#include "core/cc_base.h"
+#include "table_check.h"
+
+extern void cc_check_own_id_views(Relation rel, const CcTableInfo *info,
+								  HeapTuple keytup, int attno,
+								  const cc_view *local, const cc_view *incoming);
+extern void cc_check_own_id(Relation rel, const CcTableInfo *info,
+							HeapTuple keytup, int attno,
+							struct varlena *local, struct varlena *incoming);
+extern Oid	cc_conflicts_relid(void);
+extern Oid	cc_conflict_summary_relid(void);
+
+#endif							/* CC_CONFLICT_LOG_H */

@@ -1,0 +1,24 @@
+/*
+ * module.c
+ *	  The module of counter_crdt: its magic block, and _PG_init(), which
+ *	  defines the settings and reserves their prefix.
+ */
+#include "counter_crdt.h"
+#include "writer_ids.h"
+
+#include "utils/guc.h"
+
+PG_MODULE_MAGIC;
+
+void		_PG_init(void);
+
+void
+_PG_init(void)
+{
+	cc_node_id_define();
+#if PG_VERSION_NUM >= 150000
+	MarkGUCPrefixReserved("counter_crdt");
+#else
+	EmitWarningsOnPlaceholders("counter_crdt");
+#endif
+}

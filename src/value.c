@@ -1,0 +1,232 @@
+/*
+ * value.c
+ *	  What a value holds and how two combine: its value (c::bigint), its
+ *	  shards and their number, merge(a, b), and the difference that a
+ *	  repair ships.
+ */
+#include "counter_crdt.h"
+#include "value.h"
+
+#include "funcapi.h"
+#include "utils/uuid.h"
+
+#include "core/cc_algebra.h"
+
+/*
+ * The value of a counter, false for a tombstone; 22003 outside bigint.  A
+ * version 2 value keeps its total in its first bytes: an inline one is read
+ * in place, a compressed or out-of-line one through a slice of those bytes
+ * (only that prefix is decompressed, only the first chunk fetched).
+ */
+static bool
+cc_datum_value(Datum d, int64 *value)
+{
+	struct varlena *raw = (struct varlena *) DatumGetPointer(d);
+	cc_stored	s;
+	cc_error	err;
+
+	if (VARATT_IS_EXTERNAL(raw) || VARATT_IS_COMPRESSED(raw))
+	{
+		struct varlena *slice = PG_DETOAST_DATUM_SLICE(d, 0, CC_STORED_HEADER);
+		const unsigned char *data = (const unsigned char *) VARDATA_ANY(slice);
+		size_t		len = VARSIZE_ANY_EXHDR(slice);
+
+		if (cc_stored_prefix_suffices(data, len))
+		{
+			if (cc_stored_prefix(data, len, &s, &err) != CC_OK)
+				cc_corrupt(&err);
+		}
+		else
+			cc_datum_stored(d, &s);
+	}
+	/* an inline value is read in place: the sum needs no line but its first */
+	else if (cc_stored_open((const unsigned char *) VARDATA_ANY(raw),
+							VARSIZE_ANY_EXHDR(raw), &s, &err) != CC_OK)
+		cc_corrupt(&err);
+	if (s.tombstone)
+		return false;
+	if (cc_stored_value(&s, value, &err) != CC_OK)
+		cc_report(&err, NULL);
+	return true;
+}
+
+PG_FUNCTION_INFO_V1(counter_crdt_value);
+Datum
+counter_crdt_value(PG_FUNCTION_ARGS)
+{
+	int64		value;
+
+	if (!cc_datum_value(PG_GETARG_DATUM(0), &value))
+		PG_RETURN_NULL();
+	PG_RETURN_INT64(value);
+}
+
+/* The shards of a value as rows (id, clock, value), in ascending id order. */
+PG_FUNCTION_INFO_V1(counter_crdt_shards);
+Datum
+counter_crdt_shards(PG_FUNCTION_ARGS)
+{
+	FuncCallContext *funcctx;
+	cc_view	   *v;
+
+	if (SRF_IS_FIRSTCALL())
+	{
+		MemoryContext oldcontext;
+		TupleDesc	tupdesc;
+		cc_view		src;
+		unsigned char *copy;
+
+		funcctx = SRF_FIRSTCALL_INIT();
+		oldcontext = MemoryContextSwitchTo(funcctx->multi_call_memory_ctx);
+		if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+			elog(ERROR, "return type must be a row type");
+		funcctx->tuple_desc = BlessTupleDesc(tupdesc);
+
+		cc_datum_view(PG_GETARG_DATUM(0), &src);
+		v = palloc(sizeof(cc_view));
+		copy = palloc(src.n * CC_SHARD_SIZE + 1);
+		memcpy(copy, src.shards, src.n * CC_SHARD_SIZE);
+		v->shards = copy;
+		v->n = src.n;
+		v->tombstone = src.tombstone;
+		funcctx->user_fctx = v;
+		funcctx->max_calls = v->n;
+		MemoryContextSwitchTo(oldcontext);
+	}
+
+	funcctx = SRF_PERCALL_SETUP();
+	v = (cc_view *) funcctx->user_fctx;
+	if (funcctx->call_cntr < funcctx->max_calls)
+	{
+		cc_shard	sh;
+		pg_uuid_t  *id = palloc(sizeof(pg_uuid_t));
+		Datum		values[3];
+		bool		nulls[3] = {false, false, false};
+		HeapTuple	tuple;
+
+		cc_load(v->shards, funcctx->call_cntr, &sh);
+		memcpy(id->data, sh.id, CC_ID_LEN);
+		values[0] = UUIDPGetDatum(id);
+		values[1] = Int64GetDatum(sh.clock);
+		values[2] = Int64GetDatum(sh.value);
+		tuple = heap_form_tuple(funcctx->tuple_desc, values, nulls);
+		SRF_RETURN_NEXT(funcctx, HeapTupleGetDatum(tuple));
+	}
+	SRF_RETURN_DONE(funcctx);
+}
+
+/*
+ * The number of writers a value carries: its shards, one per writer id that
+ * ever touched it.  A tombstone keeps no shards, so it counts 0.
+ */
+PG_FUNCTION_INFO_V1(counter_crdt_writers);
+Datum
+counter_crdt_writers(PG_FUNCTION_ARGS)
+{
+	cc_stored	s;
+
+	cc_datum_stored(PG_GETARG_DATUM(0), &s);
+	PG_RETURN_INT32((int32) s.n);
+}
+
+/*
+ * merge(a, b) of two detoasted values already read into views: a or b
+ * itself when it holds the merge (*kind says which), else a new value.
+ */
+Datum
+cc_merge_reads(Datum a, const cc_view *va, Datum b, const cc_view *vb,
+			   cc_merge_kind *kind)
+{
+	unsigned char *shards;
+	struct varlena *merged;
+
+	*kind = cc_merge_plan(va, vb);
+	if (*kind == CC_MERGE_TAKE_A)
+		return a;
+	if (*kind == CC_MERGE_TAKE_B)
+		return b;
+	merged = cc_make(va->n + vb->n, false, &shards);
+	cc_finish(merged, cc_merge(va->shards, va->n, vb->shards, vb->n, shards));
+	return PointerGetDatum(merged);
+}
+
+/*
+ * merge(a, b) of two non-NULL values: one of the inputs, as read, when it
+ * already holds the merge, or a new value.  *kind tells which; anything but
+ * CC_MERGE_TAKE_A means the result differs from a.
+ */
+static Datum
+cc_merge_datums(Datum a, Datum b, cc_merge_kind *kind)
+{
+	Datum		da = PointerGetDatum(DatumGetCounterCrdtP(a));
+	Datum		db = PointerGetDatum(DatumGetCounterCrdtP(b));
+	Datum		result;
+	CcRead		ra,
+				rb;
+
+	/* read in place, narrow shards widened on the stack */
+	cc_read_open(da, &ra);
+	cc_read_open(db, &rb);
+	result = cc_merge_reads(da, &ra.v, db, &rb.v, kind);
+	cc_read_close(&ra);
+	cc_read_close(&rb);
+	return result;
+}
+
+/*
+ * merge(a, b): NULL is the identity and a tombstone absorbs everything.  When
+ * one side already holds the merge, that side is returned as it is, with no
+ * new value built.
+ */
+PG_FUNCTION_INFO_V1(counter_crdt_merge);
+Datum
+counter_crdt_merge(PG_FUNCTION_ARGS)
+{
+	cc_merge_kind kind;
+
+	if (PG_ARGISNULL(0) && PG_ARGISNULL(1))
+		PG_RETURN_NULL();
+	if (PG_ARGISNULL(0))
+		PG_RETURN_POINTER(DatumGetCounterCrdtP(PG_GETARG_DATUM(1)));
+	if (PG_ARGISNULL(1))
+		PG_RETURN_POINTER(DatumGetCounterCrdtP(PG_GETARG_DATUM(0)));
+	PG_RETURN_DATUM(cc_merge_datums(PG_GETARG_DATUM(0), PG_GETARG_DATUM(1), &kind));
+}
+
+/*
+ * difference(a, b), what a repair ships to a server that holds b: NULL when a
+ * adds nothing to b, else the shards of a that win over b's, or a itself when
+ * it is a tombstone that b is not.  NULL a adds nothing; against a NULL b all
+ * of a is new.
+ */
+PG_FUNCTION_INFO_V1(counter_crdt_difference);
+Datum
+counter_crdt_difference(PG_FUNCTION_ARGS)
+{
+	cc_view		a,
+				b;
+	unsigned char *shards;
+	struct varlena *result;
+	size_t		n;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	if (PG_ARGISNULL(1))
+		PG_RETURN_POINTER(DatumGetCounterCrdtP(PG_GETARG_DATUM(0)));
+	cc_datum_view(PG_GETARG_DATUM(0), &a);
+	cc_datum_view(PG_GETARG_DATUM(1), &b);
+	result = cc_make(a.n, false, &shards);
+	switch (cc_difference(&a, &b, shards, &n))
+	{
+		case CC_DIFF_NONE:
+			pfree(result);
+			PG_RETURN_NULL();
+		case CC_DIFF_TOMBSTONE:
+			pfree(result);
+			PG_RETURN_POINTER(DatumGetCounterCrdtP(PG_GETARG_DATUM(0)));
+		case CC_DIFF_SHARDS:
+			break;
+	}
+	cc_finish(result, n);
+	PG_RETURN_POINTER(result);
+}
