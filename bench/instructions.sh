@@ -21,7 +21,7 @@ count() {	# op iterations -> total instructions
 }
 
 printf '%-10s %12s\n' operation instructions
-for op in merge8 increment sum parse parse_new format; do
+for op in merge8 increment inc_glue inc_stored inc_at_glue inc_at_stored sum parse parse_new format; do
 	lo=$(count "$op" 1)
 	hi=$(count "$op" 1001)
 	printf '%-10s %12s\n' "$op" "$(( (hi - lo) / 1000 ))"

@@ -6,7 +6,10 @@
  *	  microbench OP ITERATIONS
  *
  * OP is one of merge8 (two 8-shard states, half the ids shared), increment
- * (a 3-shard state), sum (3 shards), parse (3 shards, the same text every
+ * (a 3-shard state), inc_glue and inc_stored (c + 1 on a stored value of 3
+ * narrow shards: widened, incremented and packed, or where it lies),
+ * inc_at_glue and inc_at_stored (the same for the exactly-once increment),
+ * sum (3 shards), parse (3 shards, the same text every
  * time), parse_new (the same with one id spelt anew every time, so that the
  * parser's memo of ids misses it), format (3 shards) and rowhash (one row of
  * a table digest: the key "1" to "100000" in turn and a stored 3-shard state
@@ -74,7 +77,7 @@ main(int argc, char **argv)
 
 	if (argc != 3 || (iters = atol(argv[2])) < 0)
 	{
-		fprintf(stderr, "usage: microbench merge8|increment|sum|parse|parse_new|format|rowhash ITERATIONS\n");
+		fprintf(stderr, "usage: microbench merge8|increment|inc_glue|inc_stored|inc_at_glue|inc_at_stored|sum|parse|parse_new|format|rowhash ITERATIONS\n");
 		return 2;
 	}
 	op = argv[1];
@@ -117,6 +120,55 @@ main(int argc, char **argv)
 			if (cc_increment(a, n3, writer, 1, false, out, &nout, NULL) != CC_OK)
 				return 1;
 			sink += nout;
+		}
+	}
+	else if (strcmp(op, "inc_glue") == 0 || strcmp(op, "inc_stored") == 0 ||
+			 strcmp(op, "inc_at_glue") == 0 || strcmp(op, "inc_at_stored") == 0)
+	{
+		/*
+		 * What c + 1 and the exactly-once increment do with a stored value of
+		 * 3 narrow shards, the allocations aside: *_glue as the glue did it
+		 * up to 1.4 (open, widen, increment 32-byte records, pack), *_stored
+		 * on the stored shards where they lie.
+		 */
+		static unsigned char stored[CC_STORED_BUILD_SIZE(3)];
+		static unsigned char value[CC_STORED_BUILD_SIZE(4)];
+		size_t		len,
+					nout;
+		bool		glue = strstr(op, "_glue") != NULL;
+		bool		at = strstr(op, "_at_") != NULL;
+		bool		applied = true;
+		uint8_t		writer[CC_ID_LEN];
+		cc_stored	st;
+
+		n3 = parse_or_die(three, stored + CC_STORED_HEADER);
+		len = cc_stored_pack(stored, n3, false);
+		cc_uuid_parse("7f0cab51-fb72-3e98-bdb4-0404a982865d", 36, writer);
+		for (long i = 0; i < iters; i++)
+		{
+			cc_code		rc;
+
+			if (cc_stored_open(stored, len, &st, NULL) != CC_OK || !st.narrow)
+				return 1;
+			if (glue)
+			{
+				unsigned char *shards = cc_stored_build_start(value, false);
+
+				cc_stored_widen(&st, out);
+				rc = at ?
+					cc_increment_at(out, st.n, writer, 1, 18, shards, &nout,
+									&applied, NULL) :
+					cc_increment(out, st.n, writer, 1, false, shards, &nout, NULL);
+				nout = cc_stored_build_finish(value, nout);
+			}
+			else
+				rc = at ?
+					cc_increment_at_stored(&st, writer, 1, 18, value, &nout,
+										   &applied, NULL) :
+					cc_increment_stored(&st, writer, 1, false, value, &nout, NULL);
+			if (rc != CC_OK || !applied)
+				return 1;
+			sink += nout + value[CC_STORED_HEADER + 16];
 		}
 	}
 	else if (strcmp(op, "sum") == 0)

@@ -12,18 +12,46 @@
 #include "core/cc_algebra.h"
 
 /*
+ * A value with room for a stored value of capacity shards, which the core
+ * writes whole (no zeroing); cc_sized() sets the length it wrote.
+ */
+static struct varlena *
+cc_room(size_t capacity)
+{
+	cc_check_count(capacity);
+	return palloc(VARHDRSZ + CC_STORED_BUILD_SIZE(capacity));
+}
+
+static Datum
+cc_sized(struct varlena *result, size_t len)
+{
+	SET_VARSIZE(result, VARHDRSZ + len);
+	PG_RETURN_POINTER(result);
+}
+
+/* A NULL counter counts from {}. */
+static void
+cc_arg_stored(FunctionCallInfo fcinfo, cc_stored *s)
+{
+	if (PG_ARGISNULL(0))
+		cc_stored_of_records((const unsigned char *) "", 0, false, s);
+	else
+		cc_datum_stored(PG_GETARG_DATUM(0), s);
+}
+
+/*
  * The leader increment shared by c + d, c - d and counter_crdt_increment():
  * a NULL counter counts from {}, a tombstone stays a tombstone, and a NULL
- * delta is an error rather than a NULL that would wipe the counter.
+ * delta is an error rather than a NULL that would wipe the counter.  The new
+ * value is built from the stored shards where they lie.
  */
 static Datum
 cc_apply(FunctionCallInfo fcinfo, const uint8_t *writer, bool subtract)
 {
-	cc_view		v;
+	cc_stored	s;
 	int64		delta;
-	unsigned char *shards;
 	struct varlena *result;
-	size_t		n;
+	size_t		len;
 	cc_error	err;
 
 	if (PG_ARGISNULL(1))
@@ -32,25 +60,15 @@ cc_apply(FunctionCallInfo fcinfo, const uint8_t *writer, bool subtract)
 				 errmsg("counter_crdt delta must not be null")));
 	delta = PG_GETARG_INT64(1);
 
-	if (PG_ARGISNULL(0))
-	{
-		v.shards = (const unsigned char *) "";
-		v.n = 0;
-		v.tombstone = false;
-	}
-	else
-	{
-		cc_datum_view(PG_GETARG_DATUM(0), &v);
-		if (v.tombstone)
-			PG_RETURN_DATUM(PointerGetDatum(DatumGetCounterCrdtP(PG_GETARG_DATUM(0))));
-	}
+	cc_arg_stored(fcinfo, &s);
+	if (s.tombstone)
+		PG_RETURN_DATUM(PointerGetDatum(DatumGetCounterCrdtP(PG_GETARG_DATUM(0))));
 
-	result = cc_make(v.n + 1, false, &shards);
-	if (cc_increment(v.shards, v.n, writer, delta, subtract,
-					 shards, &n, &err) != CC_OK)
+	result = cc_room(s.n + 1);
+	if (cc_increment_stored(&s, writer, delta, subtract,
+							(unsigned char *) VARDATA(result), &len, &err) != CC_OK)
 		cc_report(&err, NULL);
-	cc_finish(result, n);
-	PG_RETURN_POINTER(result);
+	return cc_sized(result, len);
 }
 
 PG_FUNCTION_INFO_V1(counter_crdt_add);
@@ -89,10 +107,9 @@ Datum
 counter_crdt_increment_at(PG_FUNCTION_ARGS)
 {
 	static const char *const names[] = {NULL, "delta", "writer id", "clock"};
-	cc_view		v = {(const unsigned char *) "", 0, false};
-	unsigned char *shards;
+	cc_stored	s;
 	struct varlena *result;
-	size_t		n;
+	size_t		len;
 	bool		applied;
 	cc_error	err;
 
@@ -102,20 +119,21 @@ counter_crdt_increment_at(PG_FUNCTION_ARGS)
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 					 errmsg("counter_crdt %s must not be null", names[i])));
 
-	if (!PG_ARGISNULL(0))
-		cc_datum_view(PG_GETARG_DATUM(0), &v);
+	cc_arg_stored(fcinfo, &s);
 
-	/* A tombstone has no shards: the core still checks the clock. */
-	result = cc_make(v.n + 1, false, &shards);
-	if (cc_increment_at(v.shards, v.n, PG_GETARG_UUID_P(2)->data,
-						PG_GETARG_INT64(1), PG_GETARG_INT64(3),
-						shards, &n, &applied, &err) != CC_OK)
+	/* A tombstone is not applied to, but the core still checks the clock. */
+	result = cc_room(s.n + 1);
+	if (cc_increment_at_stored(&s, PG_GETARG_UUID_P(2)->data,
+							   PG_GETARG_INT64(1), PG_GETARG_INT64(3),
+							   (unsigned char *) VARDATA(result), &len,
+							   &applied, &err) != CC_OK)
 		cc_report(&err, NULL);
-	if (v.tombstone || (!applied && !PG_ARGISNULL(0)))
+	if (!applied)
 	{
+		/* {} is always applied to: its writer's shard counts from clock 0 */
+		Assert(!PG_ARGISNULL(0));
 		pfree(result);
 		PG_RETURN_DATUM(PointerGetDatum(DatumGetCounterCrdtP(PG_GETARG_DATUM(0))));
 	}
-	cc_finish(result, n);
-	PG_RETURN_POINTER(result);
+	return cc_sized(result, len);
 }

@@ -229,6 +229,64 @@ cc_merge_plan(const cc_view *a, const cc_view *b)
 	return CC_MERGE_BUILD;
 }
 
+/* The errors of the increments, out of their way. */
+#if defined(__GNUC__) || defined(__clang__)
+#define CC_COLD __attribute__((cold, noinline))
+#else
+#define CC_COLD
+#endif
+
+static CC_COLD cc_code
+cc_clock_overflow(const uint8_t *writer, cc_error *err)
+{
+	char		idtext[CC_UUID_TEXT_LEN + 1];
+
+	cc_uuid_format(writer, idtext);
+	return cc_fail(err, CC_ERR_OVERFLOW,
+				   "The clock of writer %s would leave the bigint range.",
+				   idtext);
+}
+
+static CC_COLD cc_code
+cc_value_overflow(const uint8_t *writer, int64_t delta, bool subtract,
+				  cc_error *err)
+{
+	char		idtext[CC_UUID_TEXT_LEN + 1];
+
+	cc_uuid_format(writer, idtext);
+	return cc_fail(err, CC_ERR_OVERFLOW,
+				   "%s %lld %s the shard of writer %s leaves the bigint range.",
+				   subtract ? "Subtracting" : "Adding", (long long) delta,
+				   subtract ? "from" : "to", idtext);
+}
+
+/*
+ * The writer's shard after adding (or subtracting) delta to its value:
+ * CC_ERR_OVERFLOW when the value would leave int64.
+ */
+static inline cc_code
+cc_add_value(cc_shard *sh, int64_t delta, bool subtract, cc_error *err)
+{
+	bool		overflow;
+
+	if (subtract)
+		overflow = __builtin_sub_overflow(sh->value, delta, &sh->value);
+	else
+		overflow = __builtin_add_overflow(sh->value, delta, &sh->value);
+	if (overflow)
+		return cc_value_overflow(sh->id, delta, subtract, err);
+	return CC_OK;
+}
+
+/* The writer's shard after a leader increment (clock + 1, value +- delta). */
+static inline cc_code
+cc_bump(cc_shard *sh, int64_t delta, bool subtract, cc_error *err)
+{
+	if (__builtin_add_overflow(sh->clock, (int64_t) 1, &sh->clock))
+		return cc_clock_overflow(sh->id, err);
+	return cc_add_value(sh, delta, subtract, err);
+}
+
 cc_code
 cc_increment(const unsigned char *s, size_t n, const uint8_t *writer,
 			 int64_t delta, bool subtract,
@@ -237,8 +295,7 @@ cc_increment(const unsigned char *s, size_t n, const uint8_t *writer,
 	size_t		pos = 0;
 	cc_shard	sh;
 	bool		found = false;
-	bool		overflow;
-	char		idtext[CC_UUID_TEXT_LEN + 1];
+	cc_code		rc;
 
 	/* Find the writer's shard, or the place where it goes. */
 	while (pos < n)
@@ -261,25 +318,8 @@ cc_increment(const unsigned char *s, size_t n, const uint8_t *writer,
 		sh.value = 0;
 	}
 
-	if (__builtin_add_overflow(sh.clock, (int64_t) 1, &sh.clock))
-	{
-		cc_uuid_format(writer, idtext);
-		return cc_fail(err, CC_ERR_OVERFLOW,
-					   "The clock of writer %s would leave the bigint range.",
-					   idtext);
-	}
-	if (subtract)
-		overflow = __builtin_sub_overflow(sh.value, delta, &sh.value);
-	else
-		overflow = __builtin_add_overflow(sh.value, delta, &sh.value);
-	if (overflow)
-	{
-		cc_uuid_format(writer, idtext);
-		return cc_fail(err, CC_ERR_OVERFLOW,
-					   "%s %lld %s the shard of writer %s leaves the bigint range.",
-					   subtract ? "Subtracting" : "Adding", (long long) delta,
-					   subtract ? "from" : "to", idtext);
-	}
+	if ((rc = cc_bump(&sh, delta, subtract, err)) != CC_OK)
+		return rc;
 
 	memcpy(out, s, pos * CC_SHARD_SIZE);
 	cc_store(out, pos, &sh);
@@ -298,6 +338,28 @@ cc_increment(const unsigned char *s, size_t n, const uint8_t *writer,
 	return CC_OK;
 }
 
+cc_code
+cc_increment_stored(const cc_stored *s, const uint8_t *writer,
+					int64_t delta, bool subtract,
+					unsigned char *out, size_t *len, cc_error *err)
+{
+	cc_shard	sh;
+	size_t		pos;
+	bool		found;
+	cc_code		rc;
+
+	if (s->tombstone)
+	{
+		*len = cc_stored_pack(out, 0, true);
+		return CC_OK;
+	}
+	found = cc_stored_find(s, writer, &pos, &sh);
+	if ((rc = cc_bump(&sh, delta, subtract, err)) != CC_OK)
+		return rc;
+	*len = cc_stored_put(s, pos, found, &sh, out);
+	return CC_OK;
+}
+
 /*
  * The new shard always has a clock above the old one, so a merge with the
  * one-shard state (writer, clock, value + delta) puts it in place: in front
@@ -310,7 +372,7 @@ cc_increment_at(const unsigned char *s, size_t n, const uint8_t *writer,
 {
 	cc_shard	sh;
 	unsigned char one[CC_SHARD_SIZE];
-	char		idtext[CC_UUID_TEXT_LEN + 1];
+	cc_code		rc;
 
 	if (clock < 1)
 		return cc_fail(err, CC_ERR_ARGUMENT,
@@ -339,16 +401,39 @@ cc_increment_at(const unsigned char *s, size_t n, const uint8_t *writer,
 		*applied = false;
 		return CC_OK;
 	}
-	if (__builtin_add_overflow(sh.value, delta, &sh.value))
-	{
-		cc_uuid_format(writer, idtext);
-		return cc_fail(err, CC_ERR_OVERFLOW,
-					   "Adding %lld to the shard of writer %s leaves the bigint range.",
-					   (long long) delta, idtext);
-	}
+	if ((rc = cc_add_value(&sh, delta, false, err)) != CC_OK)
+		return rc;
 	sh.clock = clock;
 	cc_store(one, 0, &sh);
 	*nout = cc_merge(s, n, one, 1, out);
+	*applied = true;
+	return CC_OK;
+}
+
+cc_code
+cc_increment_at_stored(const cc_stored *s, const uint8_t *writer,
+					   int64_t delta, int64_t clock,
+					   unsigned char *out, size_t *len, bool *applied,
+					   cc_error *err)
+{
+	cc_shard	sh;
+	size_t		pos;
+	bool		found;
+	cc_code		rc;
+
+	*applied = false;
+	if (clock < 1)
+		return cc_fail(err, CC_ERR_ARGUMENT,
+					   "The clock is %lld; clocks start at 1.", (long long) clock);
+	if (s->tombstone)
+		return CC_OK;
+	found = cc_stored_find(s, writer, &pos, &sh);
+	if (sh.clock >= clock)
+		return CC_OK;
+	if ((rc = cc_add_value(&sh, delta, false, err)) != CC_OK)
+		return rc;
+	sh.clock = clock;
+	*len = cc_stored_put(s, pos, found, &sh, out);
 	*applied = true;
 	return CC_OK;
 }

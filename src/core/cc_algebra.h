@@ -58,11 +58,23 @@ bool		cc_merge_is_noop(const unsigned char *a, size_t na,
  * or value - delta when subtract is set; absent shards count from (0, 0).
  * out has room for n + 1 shards and may not overlap s.  *nout gets the new
  * count.  CC_ERR_OVERFLOW, with nothing guaranteed in out, when the clock or
- * value would leave int64.
+ * value would leave int64.  The glue increments stored values with
+ * cc_increment_stored(); this is its model in the tests.
  */
 cc_code		cc_increment(const unsigned char *s, size_t n, const uint8_t *writer,
 						 int64_t delta, bool subtract,
 						 unsigned char *out, size_t *nout, cc_error *err);
+
+/*
+ * cc_increment() on a stored value (cc_stored.h), where it lies: the new
+ * value is written into out (room for CC_STORED_BUILD_SIZE(s->n + 1) bytes)
+ * and its length into *len, the same bytes that widening, cc_increment() and
+ * cc_stored_pack() give, without the widened copy; a tombstone gives a
+ * tombstone.  The same errors, with nothing guaranteed in out.
+ */
+cc_code		cc_increment_stored(const cc_stored *s, const uint8_t *writer,
+								int64_t delta, bool subtract,
+								unsigned char *out, size_t *len, cc_error *err);
 
 /*
  * Exactly-once increment (contract 8.1): when the writer's shard has a clock
@@ -77,6 +89,19 @@ cc_code		cc_increment_at(const unsigned char *s, size_t n,
 							const uint8_t *writer, int64_t delta, int64_t clock,
 							unsigned char *out, size_t *nout, bool *applied,
 							cc_error *err);
+
+/*
+ * cc_increment_at() on a stored value, as cc_increment_stored() is
+ * cc_increment(): when *applied is set, out holds the new value (the bytes
+ * that cc_increment_at() and cc_stored_pack() give) and *len its length;
+ * otherwise, a replay or a tombstone, out is untouched and the value stays
+ * as it is.  The same errors (CC_ERR_ARGUMENT for clock < 1 also on a
+ * tombstone).
+ */
+cc_code		cc_increment_at_stored(const cc_stored *s, const uint8_t *writer,
+								   int64_t delta, int64_t clock,
+								   unsigned char *out, size_t *len,
+								   bool *applied, cc_error *err);
 
 /* State equality of two canonical states. */
 bool		cc_equal(const unsigned char *a, size_t na, bool ta,

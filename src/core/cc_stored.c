@@ -207,3 +207,155 @@ cc_stored_pack(unsigned char *data, size_t n, bool tombstone)
 	return CC_STORED_HEADER +
 		n * ((flags & CC_STORED_FLAG_NARROW) ? CC_NARROW_SHARD_SIZE : CC_SHARD_SIZE);
 }
+
+bool
+cc_stored_find(const cc_stored *s, const uint8_t *id, size_t *pos,
+			   cc_shard *sh)
+{
+	size_t		i = 0;
+	bool		found = false;
+
+	for (; i < s->n; i++)
+	{
+		const unsigned char *p = cc_stored_record(s->shards, i, s->narrow);
+		int			c = cc_id_cmp(p, id);
+
+		if (c >= 0)
+		{
+			found = (c == 0);
+			break;
+		}
+	}
+	memcpy(sh->id, id, CC_ID_LEN);
+	sh->clock = 0;
+	sh->value = 0;
+	if (found)
+		cc_stored_record_nums(cc_stored_record(s->shards, i, s->narrow),
+							  s->narrow, &sh->clock, &sh->value);
+	*pos = i;
+	return found;
+}
+
+/* count records from one layout to another: copied as they lie when alike */
+static void
+cc_copy_records(const unsigned char *from, bool from_narrow, size_t count,
+				unsigned char *to, bool to_narrow)
+{
+	if (from_narrow == to_narrow)
+	{
+		memcpy(to, from, count * (to_narrow ? CC_NARROW_SHARD_SIZE : CC_SHARD_SIZE));
+		return;
+	}
+	for (size_t i = 0; i < count; i++)
+	{
+		cc_shard	sh;
+
+		memcpy(sh.id, cc_stored_record(from, i, from_narrow), CC_ID_LEN);
+		cc_stored_record_nums(cc_stored_record(from, i, from_narrow),
+							  from_narrow, &sh.clock, &sh.value);
+		if (to_narrow)
+			cc_store_narrow(to, i, &sh);
+		else
+			cc_store(to, i, &sh);
+	}
+}
+
+/*
+ * The exact sum of n records as they lie: false when it leaves int64 (each
+ * overflow of the running sum wraps it by 2^64, as in cc_wide_sum()).
+ */
+static bool
+cc_records_sum(const unsigned char *shards, size_t n, bool narrow,
+			   int64_t *total)
+{
+	int64_t		sum = 0;
+	int64_t		wraps = 0;
+
+	for (size_t i = 0; i < n; i++)
+	{
+		int64_t		clock,
+					value;
+
+		cc_stored_record_nums(cc_stored_record(shards, i, narrow), narrow,
+							  &clock, &value);
+		if (__builtin_add_overflow(sum, value, &sum))
+			wraps += (value > 0) ? 1 : -1;
+	}
+	*total = sum;
+	return wraps == 0;
+}
+
+size_t
+cc_stored_put(const cc_stored *s, size_t pos, bool replace,
+			  const cc_shard *sh, unsigned char *out)
+{
+	unsigned char *shards = out + CC_STORED_HEADER;
+	size_t		skip = replace ? 1 : 0;
+	size_t		n = s->n - skip + 1;
+	const unsigned char *after = cc_stored_record(s->shards, pos + skip, s->narrow);
+	bool		narrow = cc_fits_narrow(sh);
+	int64_t		total = 0;
+	uint8_t		flags = 0;
+	bool		fits;
+
+	/* narrow exactly when every resulting shard fits, as cc_stored_pack() */
+	if (narrow && !s->narrow)
+		for (size_t i = 0; i < s->n && narrow; i++)
+		{
+			cc_shard	o;
+
+			if (replace && i == pos)
+				continue;
+			cc_load(s->shards, i, &o);
+			narrow = cc_fits_narrow(&o);
+		}
+
+	cc_copy_records(s->shards, s->narrow, pos, shards, narrow);
+	if (narrow)
+		cc_store_narrow(shards, pos, sh);
+	else
+		cc_store(shards, pos, sh);
+	cc_copy_records(after, s->narrow, s->n - pos - skip,
+					shards + (pos + 1) * (narrow ? CC_NARROW_SHARD_SIZE : CC_SHARD_SIZE),
+					narrow);
+
+	/*
+	 * The kept total moves by the shard's change, exactly; a total that
+	 * was out of range, or not kept (version 1), is walked again.
+	 */
+	if (s->total_kept && !s->overflow)
+	{
+		int64_t		wraps = 0;
+
+		total = s->total;
+		if (__builtin_add_overflow(total, sh->value, &total))
+			wraps += (sh->value > 0) ? 1 : -1;
+		if (replace)
+		{
+			int64_t		clock,
+						old;
+
+			cc_stored_record_nums(cc_stored_record(s->shards, pos, s->narrow),
+								  s->narrow, &clock, &old);
+			if (__builtin_sub_overflow(total, old, &total))
+				wraps += (old < 0) ? 1 : -1;
+		}
+		fits = wraps == 0;
+	}
+	else
+		fits = cc_records_sum(shards, n, narrow, &total);
+	if (!fits)
+	{
+		flags |= CC_STORED_FLAG_OVERFLOW;
+		total = 0;
+	}
+	if (narrow)
+		flags |= CC_STORED_FLAG_NARROW;
+	out[0] = CC_STORED_V2;
+	out[1] = flags;
+	out[2] = 0;
+	out[3] = 0;
+	memcpy(out + CC_STORED_V1_HEADER, &total, sizeof(total));
+	return CC_STORED_HEADER +
+		n * (narrow ? CC_NARROW_SHARD_SIZE : CC_SHARD_SIZE);
+}

@@ -195,6 +195,25 @@ cc_stored_value(const cc_stored *s, int64_t *out, cc_error *err)
 size_t		cc_stored_pack(unsigned char *data, size_t n, bool tombstone);
 
 /*
+ * Finds the shard of id among a stored value's shards, where they lie:
+ * returns true and its clock and value in *sh when it is there, false and
+ * (id, 0, 0) when not; *pos is its index, or the index where it goes.
+ */
+bool		cc_stored_find(const cc_stored *s, const uint8_t *id, size_t *pos,
+						   cc_shard *sh);
+
+/*
+ * Writes into out (room for CC_STORED_BUILD_SIZE(s->n + 1) bytes) the live
+ * version 2 value of s's shards with sh at pos: in place of shard pos when
+ * replace, else in front of it (sh's id must keep the ids ascending).  The
+ * other shards are copied as they lie, converted only when the layout
+ * changes, and layout and total are what cc_stored_pack() would write for
+ * the resulting shards.  Returns the value's length.  s is not a tombstone.
+ */
+size_t		cc_stored_put(const cc_stored *s, size_t pos, bool replace,
+						  const cc_shard *sh, unsigned char *out);
+
+/*
  * Building a value in CC_STORED_BUILD_SIZE(capacity) bytes of room:
  * cc_stored_build_start() writes its header and returns where its 32-byte
  * records go; cc_stored_build_tombstone() makes it a tombstone until it is

@@ -1,8 +1,8 @@
 /*
  * fuzz_stored.c
  *	  libFuzzer harness of the stored form, cc_stored_open(),
- *	  cc_stored_widen(), cc_stored_value(), cc_stored_prefix() and
- *	  cc_stored_pack(): what every read of a value in a table runs, and what
+ *	  cc_stored_widen(), cc_stored_value(), cc_stored_prefix(),
+ *	  cc_stored_pack() and the increments on the stored form: what every read of a value in a table runs, and what
  *	  every written value goes through.  Users never write stored bytes, but
  *	  a damaged page or a bad restore can hand any bytes to the opener, which
  *	  must refuse them rather than read past them.
@@ -22,7 +22,9 @@
  * state is packed again (fuzz_stored_round_trip: deterministic, narrow
  * exactly when everything fits, reopens to the same shards and total), and
  * the packed bytes equal the input exactly when the input was a version 2
- * value in the form the packer writes: one spelling per state.
+ * value in the form the packer writes: one spelling per state.  Such a
+ * state is also incremented, on the stored form and on the widened shards
+ * (check_increments), to the same bytes or the same error.
  */
 #include "fuzz_common.h"
 
@@ -108,6 +110,97 @@ ref_record(const uint8_t *d, const ref_stored *r, size_t i, cc_shard *sh)
 		memcpy(&sh->clock, p + 16, 8);
 		memcpy(&sh->value, p + 24, 8);
 	}
+}
+
+/*
+ * The increments on the stored form against the path they replace (widen,
+ * cc_increment() or cc_increment_at(), pack): the same bytes, the same
+ * error.  The writer, delta and clock come from the input's last bytes.
+ */
+static void
+check_increments(const cc_stored *st, const unsigned char *wide,
+				 const uint8_t *data, size_t size)
+{
+	uint8_t		k = size > 0 ? data[size - 1] : 0;
+	uint8_t		writer[CC_ID_LEN];
+	int64_t		delta = 1;
+	size_t		room = CC_STORED_BUILD_SIZE(st->n + 1);
+	unsigned char *ref = fuzz_alloc(room),
+			   *got = fuzz_alloc(room);
+
+	if (st->n > 0 && k % 4 != 0)
+		memcpy(writer, wide + (k % st->n) * CC_SHARD_SIZE, CC_ID_LEN);
+	else
+		memset(writer, k, CC_ID_LEN);
+	if (size >= 8)
+		memcpy(&delta, data + size - 8, sizeof(delta));
+
+	for (int at = 0; at < 2; at++)
+	{
+		cc_error	e1,
+					e2;
+		cc_code		r1,
+					r2;
+		size_t		n1 = 0,
+					len1 = 0,
+					len2 = 0;
+		bool		applied1 = true,
+					applied2 = false,
+					subtract = (k & 0x10) != 0;
+		int64_t		clock = (int64_t) (((uint64_t) delta >> 7) ^ k);
+
+		if (at && (k & 0x20))
+		{
+			/* the writer's own clock, or one either side */
+			cc_shard	sh = {{0}, 0, 0};
+
+			for (size_t i = 0; i < st->n; i++)
+				if (memcmp(wide + i * CC_SHARD_SIZE, writer, CC_ID_LEN) == 0)
+					cc_load(wide, i, &sh);
+			clock = sh.clock == INT64_MAX ? sh.clock : sh.clock + (k & 0x40 ? 1 : 0);
+		}
+		fuzz_poison_error(&e1);
+		fuzz_poison_error(&e2);
+		if (at)
+		{
+			r1 = cc_increment_at(wide, st->n, writer, delta, clock,
+								 cc_stored_build_start(ref, false), &n1,
+								 &applied1, &e1);
+			r2 = cc_increment_at_stored(st, writer, delta, clock, got, &len2,
+										&applied2, &e2);
+			if (st->tombstone)
+				applied1 = false;
+		}
+		else if (st->tombstone)
+		{
+			r1 = CC_OK;
+			len1 = cc_stored_pack(ref, 0, true);
+			r2 = cc_increment_stored(st, writer, delta, subtract, got, &len2, &e2);
+			applied2 = true;
+		}
+		else
+		{
+			r1 = cc_increment(wide, st->n, writer, delta, subtract,
+							  cc_stored_build_start(ref, false), &n1, &e1);
+			r2 = cc_increment_stored(st, writer, delta, subtract, got, &len2, &e2);
+			applied2 = true;
+		}
+		FUZZ_CHECK(r1 == r2);
+		if (r1 != CC_OK)
+		{
+			fuzz_check_error(&e2, r1);
+			FUZZ_CHECK(strcmp(e1.detail, e2.detail) == 0);
+			continue;
+		}
+		FUZZ_CHECK(applied1 == applied2);
+		if (!applied1)
+			continue;
+		if (!st->tombstone)
+			len1 = cc_stored_build_finish(ref, n1);
+		FUZZ_CHECK(len1 == len2 && memcmp(ref, got, len1) == 0);
+	}
+	free(ref);
+	free(got);
 }
 
 int
@@ -243,6 +336,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					   (st.narrow == fits));
 		}
 		free(packed);
+		check_increments(&st, wide, data, size);
 	}
 	free(wide);
 	return 0;
