@@ -28,17 +28,7 @@ my @names = qw(g1 g2 g3);
 my @nodes;
 foreach my $name (@names)
 {
-	my $node = PostgreSQL::Test::Cluster->new($name);
-	$node->init(allows_streaming => 'logical');
-	$node->append_conf('postgresql.conf', qq(
-autovacuum = off
-max_worker_processes = 24
-max_logical_replication_workers = 12
-max_replication_slots = 12
-max_wal_senders = 12
-wal_retrieve_retry_interval = 200ms
-));
-	$node->start;
+	my $node = CounterCrdtMesh::mesh_node($name);
 	# The tables belong to a role with no privilege but its own tables.
 	$node->safe_psql('postgres', q{
 		CREATE EXTENSION counter_crdt;

@@ -1,6 +1,7 @@
 # Workloads and checks on servers that replicate a table of counters to each
 # other, shared by the multi-server TAP tests.
 #
+#   my $node = CounterCrdtMesh::mesh_node('a');               # started, logical WAL
 #   my $mesh = CounterCrdtMesh->new(nodes => \@nodes);        # table t (k int, c)
 #   my $mesh = CounterCrdtMesh->new(nodes => \@nodes, db => 'app',
 #       table => { table => 'page_views', key => 'page', counter => 'views',
@@ -19,10 +20,32 @@ package CounterCrdtMesh;
 use strict;
 use warnings;
 
+use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils ();
 use Test::More;
 use Time::HiRes qw(time usleep);
 use CounterCrdtSQL;
+
+# A new server named $name for a mesh of a few servers, started: logical
+# WAL, room for a dozen subscriptions and their workers, apply workers that
+# failed retried after 200 ms (not 5 s), no autovacuum (the idleness checks
+# read the WAL).
+sub mesh_node
+{
+	my ($name) = @_;
+	my $node = PostgreSQL::Test::Cluster->new($name);
+	$node->init(allows_streaming => 'logical');
+	$node->append_conf('postgresql.conf', q(
+autovacuum = off
+max_worker_processes = 24
+max_logical_replication_workers = 12
+max_replication_slots = 12
+max_wal_senders = 12
+wal_retrieve_retry_interval = 200ms
+));
+	$node->start;
+	return $node;
+}
 
 sub new
 {
