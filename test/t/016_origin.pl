@@ -31,17 +31,7 @@ my @names = qw(o1 o2 o3);
 my @nodes;
 foreach my $name (@names)
 {
-	my $node = PostgreSQL::Test::Cluster->new($name);
-	$node->init(allows_streaming => 'logical');
-	$node->append_conf('postgresql.conf', q(
-autovacuum = off
-max_worker_processes = 24
-max_logical_replication_workers = 12
-max_replication_slots = 12
-max_wal_senders = 12
-wal_retrieve_retry_interval = 200ms
-));
-	$node->start;
+	my $node = CounterCrdtMesh::mesh_node($name);
 	# t: the three-server mesh; pair: only o1 and o2, to each other.
 	$node->safe_psql('postgres', q{
 		CREATE EXTENSION counter_crdt;
@@ -132,11 +122,13 @@ sub through_o2
 	return map { $_->safe_psql('postgres', "SELECT c::bigint FROM t WHERE k = $k") } @nodes;
 }
 
+# counter_crdt_health()'s rows on $node, as the superuser or as $role.
 sub health
 {
-	my ($node) = @_;
+	my ($node, $role) = @_;
 	return $node->safe_psql('postgres',
-		q{SELECT "check" || ' ' || object || ': ' || problem FROM counter_crdt_health() ORDER BY 1});
+		($role ? "SET ROLE $role; " : '')
+		  . q{SELECT "check" || ' ' || object || ': ' || problem FROM counter_crdt_health() ORDER BY 1});
 }
 
 # --- the recipe's subscriptions: origin left at its default ------------------
@@ -188,6 +180,11 @@ foreach my $i (0 .. 2)
 	unlike(health($nodes[$i]), qr/ pair:/,
 		"origin none: and not table pair, which comes to $names[$i] from one server" . ($i == 2 ? ' or none' : ''));
 }
+# Any role may call it, and sees the same (pg_subscription's columns that it
+# reads are readable by every role).
+$nodes[2]->safe_psql('postgres', 'CREATE ROLE watcher');
+is(health($nodes[2], 'watcher'), health($nodes[2]),
+	'origin none: an unprivileged role gets the same report');
 # One of the two with origin = none is reported as well.
 $nodes[2]->safe_psql('postgres', 'ALTER SUBSCRIPTION s_o3_o1 SET (origin = any)');
 like(health($nodes[2]), qr/^subscription_origin_none t: .* s_o3_o2 has origin = none/m,
