@@ -40,32 +40,11 @@ ok($mesh->run_workload([ @node{qw(a b c)} ], 2, 100, \@live),
 ok($mesh->wait_converged('old mesh'), 'old mesh: converged');
 $mesh->check_state('old mesh', \@live);
 
-# Block $name with the texts of %map replaced, all in one pass (each must
-# occur in the block), and the README's hosts by the nodes' addresses.
-sub block
+# The README host $h's connection, as the blocks write it and as it is.
+sub host
 {
-	my ($name, %map) = @_;
-	my $text = recipe($name);
-	foreach my $h (qw(a b c))
-	{
-		$map{"host=$h port=5432"} //= 'host=' . $node{$h}->host . ' port=' . $node{$h}->port;
-	}
-	my $re = join('|', map { quotemeta } sort { length($b) <=> length($a) } keys %map);
-	my %seen;
-	$text =~ s/($re)/$seen{$1} = 1; $map{$1}/ge;
-	foreach my $k (keys %map)
-	{
-		die "block $name does not contain '$k'" unless $seen{$k} || $k =~ /^host=/;
-	}
-	return $text;
-}
-
-sub run_sql
-{
-	my ($n, $text, $label) = @_;
-	my ($rc, $out, $err) = $n->psql('app', $text, extra_params => [ '-v', 'ON_ERROR_STOP=1' ]);
-	is($rc, 0, "$label runs on " . $n->name) or diag($err);
-	return $out;
+	my ($h, $n) = @_;
+	return ("host=$h port=5432" => 'host=' . $n->host . ' port=' . $n->port);
 }
 
 # Upgrades server $x by the README's blocks, while the two others take
@@ -80,14 +59,13 @@ sub upgrade
 	# increments on the leaving server just before it leaves; then it drops
 	# its subscriptions, and the others theirs to it
 	ok($mesh->run_workload([$old], 1, 50, \@live), "$x: increments before it leaves acknowledged");
-	run_sql($old, block('rolling-upgrade/leave-a',
+	readme_run_subst($old, 'app', 'rolling-upgrade/leave-a', {
 			page_views_a_from_b => "page_views_${x}_from_$y",
-			page_views_a_from_c => "page_views_${x}_from_$z"),
-		"$x: rolling-upgrade/leave-a");
-	run_sql($node{$y}, block('rolling-upgrade/leave-b', page_views_b_from_a => "page_views_${y}_from_$x"),
-		"$x: rolling-upgrade/leave-b");
-	run_sql($node{$z}, block('rolling-upgrade/leave-c', page_views_c_from_a => "page_views_${z}_from_$x"),
-		"$x: rolling-upgrade/leave-c");
+			page_views_a_from_c => "page_views_${x}_from_$z" });
+	readme_run_subst($node{$y}, 'app', 'rolling-upgrade/leave-b',
+		{ page_views_b_from_a => "page_views_${y}_from_$x" });
+	readme_run_subst($node{$z}, 'app', 'rolling-upgrade/leave-c',
+		{ page_views_c_from_a => "page_views_${z}_from_$x" });
 	# more increments on it, which only the copies can bring to the others
 	ok($mesh->run_workload([$old], 1, 50, \@live), "$x: increments after the others left it acknowledged");
 	my $before = $mesh->query($old, $mesh->digest_query);
@@ -126,19 +104,15 @@ sub upgrade
 		't', "$x: its writer id is the one it had");
 
 	# its subscriptions, and the others' to it, with copies
-	run_sql($new, block('rolling-upgrade/rejoin-a',
+	readme_run_subst($new, 'app', 'rolling-upgrade/rejoin-a', {
 			page_views_a_from_b => "page_views_${x}_from_$y",
 			page_views_a_from_c => "page_views_${x}_from_$z",
-			'host=b port=5432' => 'host=' . $node{$y}->host . ' port=' . $node{$y}->port,
-			'host=c port=5432' => 'host=' . $node{$z}->host . ' port=' . $node{$z}->port),
-		"$x: rolling-upgrade/rejoin-a");
+			host('b', $node{$y}), host('c', $node{$z}) });
 	ok($mesh->finish_workload(@run), "$x: increments on the others while it was away acknowledged");
 	foreach my $o ($y, $z)
 	{
-		run_sql($node{$o}, block('rolling-upgrade/rejoin-b',
-				page_views_b_from_a => "page_views_${o}_from_$x",
-				'host=a port=5432' => 'host=' . $new->host . ' port=' . $new->port),
-			"$x: rolling-upgrade/rejoin-b");
+		readme_run_subst($node{$o}, 'app', 'rolling-upgrade/rejoin-b',
+			{ page_views_b_from_a => "page_views_${o}_from_$x", host('a', $new) });
 	}
 	$mesh->{nodes} = [ @node{qw(a b c)} ];
 	foreach my $s (qw(a b c))

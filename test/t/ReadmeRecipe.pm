@@ -24,10 +24,11 @@
 #   my $sql = recipe('replication/subscribe',
 #                    { 'host=b port=5432' => $node_b->connstr });
 #
-# The second form substitutes literal text (host names and ports, nothing
-# else): every key must occur in the block at least once, so that a README
-# edit that drops a host the test relies on fails loudly instead of running
-# something else.
+# The second form substitutes literal text (host names, ports, the names a
+# test gives its servers), all keys in one pass, so that a replacement is
+# never replaced again: every key must occur in the block at least once, so
+# that an edit that drops a host the test relies on fails loudly instead of
+# running something else.
 package ReadmeRecipe;
 
 use strict;
@@ -118,14 +119,15 @@ sub recipe
 	die "README.md and doc/ have no recipe block named '$name'"
 	  unless exists $blocks{$name};
 	my $text = $blocks{$name};
-	foreach my $from (sort { length($b) <=> length($a) || $a cmp $b }
-		keys %{ $subst // {} })
+	my @from = sort { length($b) <=> length($a) || $a cmp $b } keys %{ $subst // {} };
+	return $text unless @from;
+	foreach my $from (@from)
 	{
-		my $to = $subst->{$from};
-		my $n = () = $text =~ /\Q$from\E/g;
-		die "recipe '$name' does not contain '$from'" if $n == 0;
-		$text =~ s/\Q$from\E/$to/g;
+		die "recipe '$name' does not contain '$from'" unless index($text, $from) >= 0;
 	}
+	# one pass, longest first: a replacement is never replaced again
+	my $re = join('|', map { quotemeta } @from);
+	$text =~ s/($re)/$subst->{$1}/g;
 	return $text;
 }
 
