@@ -409,28 +409,39 @@ cc_health_guards(CcHealth *h, const CcExtension *ext, Relation rel,
 	}
 }
 
+/*
+ * The one row of a catalog query of the health check, $1... being args; its
+ * columns are read with SPI_getvalue() (NULL for a null).
+ */
+static HeapTuple
+cc_health_one_row(const char *sql, int nargs, Oid *argtypes, Datum *args,
+				  const char *what)
+{
+	if (SPI_execute_with_args(sql, nargs, argtypes, args, NULL, true, 0) != SPI_OK_SELECT ||
+		SPI_processed != 1)
+		elog(ERROR, "counter_crdt_health: reading the %s failed", what);
+	return SPI_tuptable->vals[0];
+}
+
 /* Publications of this database that publish TRUNCATE of the table. */
 static void
 cc_health_truncate_published(CcHealth *h, Relation rel, const char *object)
 {
 	Oid			argtypes[2] = {OIDOID, NAMEOID};
 	Datum		args[2];
+	HeapTuple	row;
 	char	   *pubs;
-	bool		isnull;
 
 	args[0] = ObjectIdGetDatum(RelationGetNamespace(rel));
 	args[1] = CStringGetDatum(RelationGetRelationName(rel));
-	if (SPI_execute_with_args("SELECT pg_catalog.string_agg(DISTINCT p.pubname::pg_catalog.text, ', ')"
-							  "  FROM pg_catalog.pg_publication p"
-							  "  JOIN pg_catalog.pg_publication_tables pt ON pt.pubname = p.pubname"
-							  "  JOIN pg_catalog.pg_namespace n ON n.nspname = pt.schemaname"
-							  " WHERE p.pubtruncate AND n.oid = $1 AND pt.tablename = $2",
-							  2, argtypes, args, NULL, true, 0) != SPI_OK_SELECT ||
-		SPI_processed != 1)
-		elog(ERROR, "counter_crdt_health: reading the publications failed");
-	pubs = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
-	(void) SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
-	if (isnull || pubs == NULL)
+	row = cc_health_one_row("SELECT pg_catalog.string_agg(DISTINCT p.pubname::pg_catalog.text, ', ')"
+							"  FROM pg_catalog.pg_publication p"
+							"  JOIN pg_catalog.pg_publication_tables pt ON pt.pubname = p.pubname"
+							"  JOIN pg_catalog.pg_namespace n ON n.nspname = pt.schemaname"
+							" WHERE p.pubtruncate AND n.oid = $1 AND pt.tablename = $2",
+							2, argtypes, args, "publications");
+	pubs = SPI_getvalue(row, SPI_tuptable->tupdesc, 1);
+	if (pubs == NULL)
 		return;
 	cc_health_row(h, "truncate_published", object,
 				  psprintf("Table %s is in publication%s %s, which publish%s TRUNCATE: "
@@ -452,24 +463,22 @@ cc_health_origin_none(CcHealth *h, Relation rel, const char *object)
 {
 	Oid			argtypes[1] = {OIDOID};
 	Datum		args[1];
+	HeapTuple	row;
 	char	   *subs;
 	char	   *count;
 
 	args[0] = ObjectIdGetDatum(RelationGetRelid(rel));
-	if (SPI_execute_with_args("SELECT pg_catalog.string_agg(s.subname::pg_catalog.text, ', ' ORDER BY s.subname)"
-							  "         FILTER (WHERE s.suborigin = 'none'),"
-							  "       pg_catalog.count(*)"
-							  "  FROM pg_catalog.pg_subscription s"
-							  "  JOIN pg_catalog.pg_database d ON d.oid = s.subdbid"
-							  " WHERE d.datname = pg_catalog.current_database()"
-							  "   AND EXISTS (SELECT FROM pg_catalog.pg_subscription_rel r"
-							  "                WHERE r.srsubid = s.oid"
-							  "                  AND r.srrelid = $1)",
-							  1, argtypes, args, NULL, true, 0) != SPI_OK_SELECT ||
-		SPI_processed != 1)
-		elog(ERROR, "counter_crdt_health: reading the subscriptions failed");
-	subs = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
-	count = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2);
+	row = cc_health_one_row("SELECT pg_catalog.string_agg(s.subname::pg_catalog.text, ', ' ORDER BY s.subname)"
+							"         FILTER (WHERE s.suborigin = 'none'),"
+							"       pg_catalog.count(*)"
+							"  FROM pg_catalog.pg_subscription s"
+							"  JOIN pg_catalog.pg_database d ON d.oid = s.subdbid"
+							" WHERE d.datname = pg_catalog.current_database()"
+							"   AND EXISTS (SELECT FROM pg_catalog.pg_subscription_rel r"
+							"                WHERE r.srsubid = s.oid AND r.srrelid = $1)",
+							1, argtypes, args, "subscriptions");
+	subs = SPI_getvalue(row, SPI_tuptable->tupdesc, 1);
+	count = SPI_getvalue(row, SPI_tuptable->tupdesc, 2);
 	if (subs == NULL || strcmp(count, "1") == 0)
 		return;
 	cc_health_row(h, "subscription_origin_none", object,
