@@ -308,7 +308,7 @@ if [ "${#tap_files[@]}" -gt 0 ] && [ "$SETUP_OK" -eq 1 ] && [ "$PG_HERE" -eq 1 ]
 	done
 	PASSED=$((PASSED + tp))
 	FAILED=$((FAILED + tf))
-	note "TAP:         $tp passed, $tf failed${OLD_INSTALL:+ (with test/mixed/: PostgreSQL $(basename "$OLD_INSTALL") beside $PG_MAJOR)}"
+	note "TAP:         $tp passed, $tf failed${OLD_INSTALL:+ (with test/mixed/: PostgreSQL $(basename "$OLD_INSTALL") beside $PG_MAJOR)}${failed_scripts[*]:+ [failed: ${failed_scripts[*]}]}"
 fi
 
 # --- 5. PGXN metadata (META.json) -----------------------------------------
