@@ -64,7 +64,8 @@ extern long cc_test_failed;
 	GROUP_CASES(random) \
 	GROUP_CASES(json) \
 	GROUP_CASES(exactly_once) \
-	GROUP_CASES(increment_stored)
+	GROUP_CASES(increment_stored) \
+	GROUP_CASES(fold)
 
 #define CC_TEST_DECLARE(name) void test_##name(void);
 #define CC_TEST_DECLARE_CASES(name) void test_##name(long cases);

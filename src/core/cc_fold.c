@@ -1,0 +1,566 @@
+/*
+ * cc_fold.c
+ *	  Retired writers: fold records, their merge, the total they keep exact,
+ *	  folding, forgetting (cc_fold.h).
+ */
+#include "cc_fold.h"
+
+#include <limits.h>
+
+/* An exact sum as wraps * 2^64 + low (cc_wide_sum()'s form). */
+static inline void
+cc_acc_add(int64_t *wraps, int64_t *low, int64_t v)
+{
+	if (__builtin_add_overflow(*low, v, low))
+		*wraps += (v > 0) ? 1 : -1;
+}
+
+static inline void
+cc_acc_sub(int64_t *wraps, int64_t *low, int64_t v)
+{
+	if (__builtin_sub_overflow(*low, v, low))
+		*wraps += (v > 0) ? -1 : 1;
+}
+
+/* Records compare by (retired, target): the first 32 bytes. */
+static inline int
+cc_fold_key_cmp(const unsigned char *a, const unsigned char *b)
+{
+	int			c = cc_id_cmp(a, b);
+
+	return c != 0 ? c : cc_id_cmp(a + CC_ID_LEN, b + CC_ID_LEN);
+}
+
+/* The winner of two records of one key: true when b wins strictly. */
+static inline bool
+cc_fold_b_wins(const cc_fold *a, const cc_fold *b)
+{
+	if (b->tclock != a->tclock)
+		return b->tclock > a->tclock;
+	if (b->aclock != a->aclock)
+		return b->aclock > a->aclock;
+	if (b->avalue != a->avalue)
+		return b->avalue > a->avalue;
+	return b->absorbed > a->absorbed;
+}
+
+/* Index of the first record of retired writer a, or nf; *end past its last. */
+static size_t
+cc_fold_range(const unsigned char *folds, size_t nf, const uint8_t *a,
+			  size_t *end)
+{
+	size_t		lo = 0,
+				hi = nf;
+
+	while (lo < hi)
+	{
+		size_t		mid = lo + (hi - lo) / 2;
+
+		if (cc_id_cmp(folds + mid * CC_FOLD_SIZE, a) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	hi = lo;
+	while (hi < nf && cc_id_eq(folds + hi * CC_FOLD_SIZE, a))
+		hi++;
+	*end = hi;
+	return lo;
+}
+
+/* Index of the shard of id, or where it goes; true when it is there. */
+static bool
+cc_find_shard(const unsigned char *s, size_t n, const uint8_t *id, size_t *pos)
+{
+	size_t		lo = 0,
+				hi = n;
+
+	while (lo < hi)
+	{
+		size_t		mid = lo + (hi - lo) / 2;
+		int			c = cc_id_cmp(s + mid * CC_SHARD_SIZE, id);
+
+		if (c == 0)
+		{
+			*pos = mid;
+			return true;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*pos = lo;
+	return false;
+}
+
+bool
+cc_fold_is_retired(const unsigned char *folds, size_t nf, const uint8_t *id)
+{
+	size_t		end;
+
+	return cc_fold_range(folds, nf, id, &end) < end;
+}
+
+/* The highest aclock among the records [lo, hi) and that record's avalue. */
+static void
+cc_fold_latest(const unsigned char *folds, size_t lo, size_t hi,
+			   int64_t *aclock, int64_t *avalue)
+{
+	*aclock = 0;
+	*avalue = 0;
+	for (size_t i = lo; i < hi; i++)
+	{
+		cc_fold		f;
+
+		cc_fold_load(folds, i, &f);
+		if (f.aclock > *aclock || (f.aclock == *aclock && f.avalue > *avalue))
+		{
+			*aclock = f.aclock;
+			*avalue = f.avalue;
+		}
+	}
+}
+
+cc_code
+cc_fold_check(const cc_folded *s, cc_code fail, cc_error *err)
+{
+	for (size_t i = 0; i < s->nf; i++)
+	{
+		const unsigned char *p = s->folds + i * CC_FOLD_SIZE;
+		cc_fold		f;
+
+		cc_fold_load(s->folds, i, &f);
+		if (cc_id_eq(f.retired, f.target))
+			return cc_fail(err, fail,
+						   "A fold record names one writer as retired and target.");
+		if (f.tclock < 1 || f.aclock < 1)
+			return cc_fail(err, fail,
+						   "A fold record has a clock below 1.");
+		if (i > 0 && cc_fold_key_cmp(p - CC_FOLD_SIZE, p) >= 0)
+			return cc_fail(err, fail,
+						   "Fold records are not in ascending (retired, target) order, or repeat one.");
+	}
+	for (size_t i = 0; i < s->nf;)
+	{
+		cc_fold		f;
+		size_t		end,
+					pos;
+		int64_t		aclock,
+					avalue;
+
+		cc_fold_load(s->folds, i, &f);
+		(void) cc_fold_range(s->folds, s->nf, f.retired, &end);
+		cc_fold_latest(s->folds, i, end, &aclock, &avalue);
+		if (cc_find_shard(s->shards, s->n, f.retired, &pos))
+		{
+			cc_shard	sh;
+
+			cc_load(s->shards, pos, &sh);
+			if (sh.clock <= aclock)
+				return cc_fail(err, fail,
+							   "A retired writer keeps a shard that its fold records have seen.");
+		}
+		for (size_t j = i; j < end; j++)
+		{
+			cc_fold_load(s->folds, j, &f);
+			if (cc_fold_is_retired(s->folds, s->nf, f.target))
+				continue;
+			if (!cc_find_shard(s->shards, s->n, f.target, &pos))
+				return cc_fail(err, fail,
+							   "A fold record's target has no shard.");
+			{
+				cc_shard	sh;
+
+				cc_load(s->shards, pos, &sh);
+				if (sh.clock < f.tclock)
+					return cc_fail(err, fail,
+								   "A fold record is newer than its target's shard.");
+			}
+		}
+		i = end;
+	}
+	return CC_OK;
+}
+
+void
+cc_fold_total(const cc_folded *s, int64_t *wraps, int64_t *low)
+{
+	cc_wide_sum(s->shards, s->n, wraps, low);
+	for (size_t i = 0; i < s->nf;)
+	{
+		cc_fold		f;
+		size_t		end,
+					pos;
+		int64_t		aclock,
+					avalue;
+
+		cc_fold_load(s->folds, i, &f);
+		(void) cc_fold_range(s->folds, s->nf, f.retired, &end);
+		if (!cc_find_shard(s->shards, s->n, f.retired, &pos))
+		{
+			cc_fold_latest(s->folds, i, end, &aclock, &avalue);
+			cc_acc_add(wraps, low, avalue);
+		}
+		for (; i < end; i++)
+		{
+			cc_fold_load(s->folds, i, &f);
+			cc_acc_sub(wraps, low, f.absorbed);
+		}
+	}
+}
+
+void
+cc_fold_outstanding(const cc_folded *s, const uint8_t *a,
+					bool *present, int64_t *wraps, int64_t *low)
+{
+	size_t		end,
+				lo = cc_fold_range(s->folds, s->nf, a, &end),
+				pos;
+	int64_t		aclock,
+				avalue;
+
+	*wraps = 0;
+	*low = 0;
+	*present = cc_find_shard(s->shards, s->n, a, &pos);
+	if (*present)
+	{
+		cc_shard	sh;
+
+		cc_load(s->shards, pos, &sh);
+		*low = sh.value;
+	}
+	else if (lo < end)
+	{
+		cc_fold_latest(s->folds, lo, end, &aclock, &avalue);
+		*low = avalue;
+	}
+	for (size_t i = lo; i < end; i++)
+	{
+		cc_fold		f;
+
+		cc_fold_load(s->folds, i, &f);
+		cc_acc_sub(wraps, low, f.absorbed);
+	}
+}
+
+/*
+ * Drops, in place, the shards of retired writers that their records have
+ * seen (clock <= the highest aclock): the normal form of a folded state.
+ */
+static size_t
+cc_fold_normalize(unsigned char *s, size_t n,
+				  const unsigned char *folds, size_t nf)
+{
+	size_t		k = 0;
+
+	for (size_t i = 0; i < n; i++)
+	{
+		const unsigned char *p = s + i * CC_SHARD_SIZE;
+		size_t		end,
+					lo = cc_fold_range(folds, nf, p, &end);
+		bool		keep = true;
+
+		if (lo < end)
+		{
+			cc_shard	sh;
+			int64_t		aclock,
+						avalue;
+
+			cc_load(s, i, &sh);
+			cc_fold_latest(folds, lo, end, &aclock, &avalue);
+			keep = sh.clock > aclock;
+		}
+		if (keep)
+		{
+			if (k != i)
+				memmove(s + k * CC_SHARD_SIZE, p, CC_SHARD_SIZE);
+			k++;
+		}
+	}
+	return k;
+}
+
+void
+cc_fold_merge(const cc_folded *a, const cc_folded *b,
+			  unsigned char *out, size_t *nout,
+			  unsigned char *fout, size_t *nfout)
+{
+	size_t		i = 0,
+				j = 0,
+				k = 0;
+
+	while (i < a->nf || j < b->nf)
+	{
+		const unsigned char *pick;
+		int			c;
+
+		if (i == a->nf)
+			c = 1;
+		else if (j == b->nf)
+			c = -1;
+		else
+			c = cc_fold_key_cmp(a->folds + i * CC_FOLD_SIZE,
+								b->folds + j * CC_FOLD_SIZE);
+		if (c == 0)
+		{
+			cc_fold		fa,
+						fb;
+
+			cc_fold_load(a->folds, i, &fa);
+			cc_fold_load(b->folds, j, &fb);
+			pick = cc_fold_b_wins(&fa, &fb) ? b->folds + j * CC_FOLD_SIZE
+				: a->folds + i * CC_FOLD_SIZE;
+			i++;
+			j++;
+		}
+		else if (c < 0)
+			pick = a->folds + i++ * CC_FOLD_SIZE;
+		else
+			pick = b->folds + j++ * CC_FOLD_SIZE;
+		memcpy(fout + k++ * CC_FOLD_SIZE, pick, CC_FOLD_SIZE);
+	}
+	*nfout = k;
+	*nout = cc_merge(a->shards, a->n, b->shards, b->n, out);
+	if (k > 0)
+		*nout = cc_fold_normalize(out, *nout, fout, k);
+}
+
+/*
+ * Copies s's shards into out with shard sh put at pos (replacing the one
+ * there when replace) and the shard of drop_id, if any, left out; returns
+ * the count.
+ */
+static size_t
+cc_copy_put_drop(const unsigned char *s, size_t n, size_t pos, bool replace,
+				 const cc_shard *sh, const uint8_t *drop_id,
+				 unsigned char *out)
+{
+	size_t		k = 0;
+
+	for (size_t i = 0; i <= n; i++)
+	{
+		if (i == pos)
+			cc_store(out, k++, sh);
+		if (i == n)
+			break;
+		if (i == pos && replace)
+			continue;
+		if (drop_id && cc_id_eq(s + i * CC_SHARD_SIZE, drop_id))
+			continue;
+		memcpy(out + k++ * CC_SHARD_SIZE, s + i * CC_SHARD_SIZE,
+			   CC_SHARD_SIZE);
+	}
+	return k;
+}
+
+cc_code
+cc_fold_apply(const cc_folded *s, const uint8_t *a, const uint8_t *t,
+			  unsigned char *out, size_t *nout,
+			  unsigned char *fout, size_t *nfout,
+			  bool *changed, cc_error *err)
+{
+	size_t		end,
+				lo,
+				apos,
+				tpos,
+				fpos;
+	bool		present,
+				have_t = false,
+				holder = true,
+				t_there;
+	cc_shard	ash = {{0}, 0, 0},
+				tsh;
+	int64_t		known_clock,
+				known_value,
+				absorbed_t = 0,
+				others = 0,
+				others_wraps = 0,
+				wraps,
+				low,
+				delta;
+	cc_fold		rec;
+
+	*changed = false;
+	if (cc_id_eq(a, t))
+		return cc_fail(err, CC_ERR_ARGUMENT,
+					   "A writer cannot be folded into itself.");
+	if (cc_fold_is_retired(s->folds, s->nf, t))
+		return cc_fail(err, CC_ERR_ARGUMENT,
+					   "The target writer is itself retired in this counter.");
+	lo = cc_fold_range(s->folds, s->nf, a, &end);
+	present = cc_find_shard(s->shards, s->n, a, &apos);
+	if (!present && lo == end)
+		return CC_OK;			/* the counter never knew a */
+	if (present)
+		cc_load(s->shards, apos, &ash);
+	cc_fold_latest(s->folds, lo, end, &known_clock, &known_value);
+	if (present)
+	{
+		known_clock = ash.clock;
+		known_value = ash.value;
+	}
+
+	/*
+	 * t's own record of a; whether a live target of a lower id holds a; what
+	 * the live targets other than t hold (they give it back).
+	 */
+	fpos = end;
+	for (size_t i = lo; i < end; i++)
+	{
+		cc_fold		f;
+		int			c;
+
+		cc_fold_load(s->folds, i, &f);
+		c = cc_id_cmp(f.target, t);
+		if (c == 0)
+		{
+			have_t = true;
+			absorbed_t = f.absorbed;
+			fpos = i;
+		}
+		else if (!cc_fold_is_retired(s->folds, s->nf, f.target))
+		{
+			if (c < 0)
+				holder = false;
+			cc_acc_add(&others_wraps, &others, f.absorbed);
+		}
+		if (c > 0 && fpos == end)
+			fpos = i;
+	}
+
+	if (holder)
+	{
+		/* t takes all of a but what live targets hold until they give back */
+		cc_fold_outstanding(s, a, &present, &wraps, &low);
+		cc_acc_add(&wraps, &low, others);
+		wraps += others_wraps;
+		if (wraps != 0)
+			return cc_fail(err, CC_ERR_OVERFLOW,
+						   "The count to fold leaves the bigint range.");
+		delta = low;
+		if (delta == 0 && !present)
+			return CC_OK;		/* finished already */
+	}
+	else
+	{
+		if (absorbed_t == 0)
+			return CC_OK;		/* another target holds a; t holds nothing */
+		if (absorbed_t == INT64_MIN)
+			return cc_fail(err, CC_ERR_OVERFLOW,
+						   "The count to give back leaves the bigint range.");
+		delta = -absorbed_t;
+	}
+
+	t_there = cc_find_shard(s->shards, s->n, t, &tpos);
+	if (t_there)
+		cc_load(s->shards, tpos, &tsh);
+	else
+	{
+		memcpy(tsh.id, t, CC_ID_LEN);
+		tsh.clock = 0;
+		tsh.value = 0;
+	}
+	if (tsh.clock == INT64_MAX)
+		return cc_fail(err, CC_ERR_OVERFLOW,
+					   "The target's clock would leave the bigint range.");
+	if (__builtin_add_overflow(tsh.value, delta, &tsh.value))
+		return cc_fail(err, CC_ERR_OVERFLOW,
+					   "The target's value would leave the bigint range.");
+	if (__builtin_add_overflow(absorbed_t, delta, &rec.absorbed))
+		return cc_fail(err, CC_ERR_OVERFLOW,
+					   "The folded count would leave the bigint range.");
+	tsh.clock++;
+	memcpy(rec.retired, a, CC_ID_LEN);
+	memcpy(rec.target, t, CC_ID_LEN);
+	rec.tclock = tsh.clock;
+	rec.aclock = known_clock;
+	rec.avalue = known_value;
+
+	/*
+	 * The new shards: t's put in place, a's dropped (its clock is the
+	 * record's aclock now).  Dropping a shard in front of t's moves t's
+	 * place by one, which cc_copy_put_drop() handles by position in s.
+	 */
+	*nout = cc_copy_put_drop(s->shards, s->n, tpos, t_there, &tsh,
+							 present ? a : NULL, out);
+
+	/* The new records: (a, t) put in place. */
+	{
+		size_t		k = 0;
+
+		for (size_t i = 0; i <= s->nf; i++)
+		{
+			if (i == fpos)
+				cc_fold_store(fout, k++, &rec);
+			if (i == s->nf)
+				break;
+			if (i == fpos && have_t)
+				continue;
+			memcpy(fout + k++ * CC_FOLD_SIZE, s->folds + i * CC_FOLD_SIZE,
+				   CC_FOLD_SIZE);
+		}
+		*nfout = k;
+	}
+	*changed = true;
+	return CC_OK;
+}
+
+cc_code
+cc_fold_forget(const cc_folded *s, const uint8_t *a,
+			   unsigned char *out, size_t *nout,
+			   unsigned char *fout, size_t *nfout,
+			   bool *changed, cc_error *err)
+{
+	size_t		end,
+				lo = cc_fold_range(s->folds, s->nf, a, &end);
+	bool		present;
+	int64_t		wraps,
+				low;
+
+	*changed = false;
+	if (lo == end)
+		return CC_OK;
+	cc_fold_outstanding(s, a, &present, &wraps, &low);
+	if (present || wraps != 0 || low != 0)
+		return cc_fail(err, CC_ERR_ARGUMENT,
+					   "The fold of this writer is not finished in this counter.");
+	for (size_t i = 0; i < s->nf; i++)
+	{
+		if (cc_id_eq(s->folds + i * CC_FOLD_SIZE + CC_ID_LEN, a))
+			return cc_fail(err, CC_ERR_ARGUMENT,
+						   "The writer still holds the fold of another retired writer.");
+	}
+	memcpy(out, s->shards, s->n * CC_SHARD_SIZE);
+	*nout = s->n;
+	memcpy(fout, s->folds, lo * CC_FOLD_SIZE);
+	memcpy(fout + lo * CC_FOLD_SIZE, s->folds + end * CC_FOLD_SIZE,
+		   (s->nf - end) * CC_FOLD_SIZE);
+	*nfout = s->nf - (end - lo);
+	*changed = true;
+	return CC_OK;
+}
+
+void
+cc_fold_strip(const cc_folded *s, const uint8_t *a,
+			  unsigned char *out, size_t *nout,
+			  unsigned char *fout, size_t *nfout)
+{
+	size_t		k = 0,
+				end,
+				lo;
+
+	for (size_t i = 0; i < s->n; i++)
+	{
+		if (cc_id_eq(s->shards + i * CC_SHARD_SIZE, a))
+			continue;
+		memcpy(out + k++ * CC_SHARD_SIZE, s->shards + i * CC_SHARD_SIZE,
+			   CC_SHARD_SIZE);
+	}
+	*nout = k;
+	lo = cc_fold_range(s->folds, s->nf, a, &end);
+	memcpy(fout, s->folds, lo * CC_FOLD_SIZE);
+	memcpy(fout + lo * CC_FOLD_SIZE, s->folds + end * CC_FOLD_SIZE,
+		   (s->nf - end) * CC_FOLD_SIZE);
+	*nfout = s->nf - (end - lo);
+}

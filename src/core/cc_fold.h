@@ -1,0 +1,146 @@
+/*
+ * cc_fold.h
+ *	  Retired writers: folding a writer's shard into a live writer's, with
+ *	  fold records that keep every total exact whatever arrives late.
+ *
+ * A folded state is a canonical state (cc_base.h) and a set of fold
+ * records.  Record (A, T) says that writer T holds `absorbed` of retired
+ * writer A's count in its own shard, and that A's shard was (aclock,
+ * avalue) when T last folded it.  Only T's server writes (A, T), in the
+ * same leader update that bumps T's shard to clock tclock, so that any
+ * state holding the record also holds T's shard at tclock or later.
+ *
+ * Merge takes, per id, the shard of the higher clock (cc_algebra.h) and, per
+ * (A, T), the record of the higher tclock (then the higher aclock, avalue,
+ * absorbed); then A's shard is dropped when its clock is at most the highest
+ * aclock of A's records: its count is then known from the records.  Both
+ * are joins, so merge stays commutative, associative and idempotent.
+ *
+ * The total of a folded state is
+ *	  sum of shards + sum over retired A of (v*(A) - sum of A's absorbed)
+ * where v*(A) is A's count as far as the state knows it: the value of A's
+ * shard when it is there (and then counted by the first sum, so the term is
+ * only -absorbed), else the avalue of A's record of the highest aclock.
+ * A fold moves `outstanding` = v*(A) - sum absorbed into T's shard and T's
+ * record alike, which keeps the total whatever it moves; a finished fold
+ * has outstanding 0 and no shard of A.  A late copy holding A's shard of a
+ * clock the records have seen is dropped by the merge; one of a higher
+ * clock (A wrote after the fold) counts only what it adds.
+ *
+ * Records are 64 bytes, sorted by (retired, target) strictly ascending:
+ *	  retired[16] target[16] tclock aclock avalue absorbed (int64 each)
+ * with retired != target and tclock, aclock >= 1.
+ */
+#ifndef CC_FOLD_H
+#define CC_FOLD_H
+
+#include "cc_algebra.h"
+
+#define CC_FOLD_SIZE	64
+
+typedef struct cc_fold
+{
+	uint8_t		retired[CC_ID_LEN];
+	uint8_t		target[CC_ID_LEN];
+	int64_t		tclock;
+	int64_t		aclock;
+	int64_t		avalue;
+	int64_t		absorbed;
+} cc_fold;
+
+static inline void
+cc_fold_load(const unsigned char *base, size_t i, cc_fold *f)
+{
+	memcpy(f, base + i * CC_FOLD_SIZE, CC_FOLD_SIZE);
+}
+
+static inline void
+cc_fold_store(unsigned char *base, size_t i, const cc_fold *f)
+{
+	memcpy(base + i * CC_FOLD_SIZE, f, CC_FOLD_SIZE);
+}
+
+/* A folded state as it lies in memory. */
+typedef struct cc_folded
+{
+	const unsigned char *shards;	/* canonical 32-byte records */
+	size_t		n;
+	const unsigned char *folds;		/* canonical 64-byte records */
+	size_t		nf;
+} cc_folded;
+
+/*
+ * Checks the canonical form of the records and their agreement with the
+ * shards: (retired, target) strictly ascending, retired != target, clocks
+ * >= 1, no shard of a retired writer at or below its records' highest
+ * aclock.  fail is the code to report (syntax or binary).
+ */
+cc_code		cc_fold_check(const cc_folded *s, cc_code fail, cc_error *err);
+
+/* Whether id is a retired writer of the state (it has a record as such). */
+bool		cc_fold_is_retired(const unsigned char *folds, size_t nf,
+							   const uint8_t *id);
+
+/*
+ * The exact total (cc_wide_sum()'s form: wraps * 2^64 + low); every state's
+ * total has one such form.
+ */
+void		cc_fold_total(const cc_folded *s, int64_t *wraps, int64_t *low);
+
+/*
+ * Merge of two folded states: shards into out (room for a->n + b->n), records
+ * into fout (room for a->nf + b->nf); neither may overlap the inputs.
+ */
+void		cc_fold_merge(const cc_folded *a, const cc_folded *b,
+						  unsigned char *out, size_t *nout,
+						  unsigned char *fout, size_t *nfout);
+
+/*
+ * What a state knows of writer a: its shard if there (*present), and the
+ * outstanding count, v*(A) - sum of A's absorbed (exact, as wraps and low).
+ * An unknown writer has nothing outstanding.
+ */
+void		cc_fold_outstanding(const cc_folded *s, const uint8_t *a,
+								bool *present, int64_t *wraps, int64_t *low);
+
+/*
+ * Folds retired writer a into target t, on t's server (contract: only the
+ * server writing as t runs it).  When t is the holder of a's count (no
+ * other target of a that is not itself retired has a lower id), t takes all
+ * of a's count but what the other live targets hold, and a's shard is
+ * dropped; otherwise t gives back what it absorbed.  Two folds of a run at
+ * once on two servers are undone so: once each server has run it again on
+ * the merged state, in either order, nothing is outstanding.  Writes the new state into out (room for s->n + 1 shards) and
+ * fout (room for s->nf + 1 records); *changed is false, and out untouched,
+ * when there is nothing to do (a fold run twice).  CC_ERR_ARGUMENT when a
+ * equals t or t is retired in the state, CC_ERR_OVERFLOW when t's clock or
+ * value, or the record, would leave int64.
+ */
+cc_code		cc_fold_apply(const cc_folded *s, const uint8_t *a, const uint8_t *t,
+						  unsigned char *out, size_t *nout,
+						  unsigned char *fout, size_t *nfout,
+						  bool *changed, cc_error *err);
+
+/*
+ * Forgets a finished fold of a: its records are dropped (the total stays).
+ * CC_ERR_ARGUMENT, out untouched, when a's shard is there or something is
+ * outstanding.  *changed is false when a has no record.  Forgetting is the
+ * step that needs proof that no copy still holding a's shard will arrive:
+ * after it, such a copy would count a again unless stripped
+ * (cc_fold_strip()).
+ */
+cc_code		cc_fold_forget(const cc_folded *s, const uint8_t *a,
+						   unsigned char *out, size_t *nout,
+						   unsigned char *fout, size_t *nfout,
+						   bool *changed, cc_error *err);
+
+/*
+ * A copy without anything of a (its shard and its records), for a late
+ * copy met after a was forgotten.  out and fout have room for s->n and
+ * s->nf.
+ */
+void		cc_fold_strip(const cc_folded *s, const uint8_t *a,
+						  unsigned char *out, size_t *nout,
+						  unsigned char *fout, size_t *nfout);
+
+#endif							/* CC_FOLD_H */

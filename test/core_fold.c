@@ -1,0 +1,1037 @@
+/*
+ * core_fold.c
+ *	  Retired writers (cc_fold.h): cases worked by hand, then random
+ *	  schedules of servers against a reference model.
+ *
+ * The model knows, for every state, how many of each writer's increments
+ * it has seen: a writer's shard of clock c holds its first c increments,
+ * merge takes the maximum, a fold changes nothing the state has seen.  The
+ * law: every state's total, at every step, is the sum of the increments it
+ * has seen, computed from the increments themselves and not by the core.
+ * A schedule runs increments, merges between servers, merges of old copies
+ * (lagging subscribers, backups), restores of a backup and failovers (both
+ * give the server a new writer id, the old one goes on in copies), folds of
+ * any writer on any server, two at once among them; then the mesh
+ * converges, the departed writers are folded and forgotten, and every old
+ * copy is merged again.
+ */
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cc_fold.h"
+#include "cc_test.h"
+#include "cc_test_states.h"
+
+/* ------------------------------------------------------------ by hand */
+
+#define HN 8
+#define HF 8
+
+typedef struct hstate
+{
+	unsigned char s[HN * CC_SHARD_SIZE];
+	size_t		n;
+	unsigned char f[HF * CC_FOLD_SIZE];
+	size_t		nf;
+} hstate;
+
+static const uint8_t *IA = cc_edge_ids[3];	/* 8000... */
+static const uint8_t *IB = cc_edge_ids[2];	/* 7fff...: below A */
+static const uint8_t *IC = cc_edge_ids[5];	/* ff...: above A */
+
+static cc_folded
+hv(const hstate *h)
+{
+	cc_folded	v = {h->s, h->n, h->f, h->nf};
+
+	return v;
+}
+
+/* A state of shards given as (id, clock, value) triples, no records. */
+static hstate
+hmake(int k, const uint8_t *const *ids, const int64_t *clocks,
+	  const int64_t *values)
+{
+	hstate		h;
+	cc_shard	sh[HN];
+
+	memset(&h, 0, sizeof(h));
+	for (int i = 0; i < k; i++)
+	{
+		memcpy(sh[i].id, ids[i], CC_ID_LEN);
+		sh[i].clock = clocks[i];
+		sh[i].value = values[i];
+	}
+	cc_test_sort_by_id(sh, (size_t) k);
+	for (int i = 0; i < k; i++)
+		cc_store(h.s, (size_t) i, &sh[i]);
+	h.n = (size_t) k;
+	return h;
+}
+
+static int64_t
+htotal(const hstate *h)
+{
+	cc_folded	v = hv(h);
+	int64_t		wraps,
+				low;
+
+	cc_fold_total(&v, &wraps, &low);
+	return wraps == 0 ? low : INT64_MIN;
+}
+
+static hstate
+hmerge(const hstate *a, const hstate *b)
+{
+	hstate		r;
+	cc_folded	va = hv(a),
+				vb = hv(b);
+
+	memset(&r, 0, sizeof(r));
+	cc_fold_merge(&va, &vb, r.s, &r.n, r.f, &r.nf);
+	return r;
+}
+
+static hstate
+hfold(const hstate *h, const uint8_t *a, const uint8_t *t, bool *changed,
+	  cc_code *code)
+{
+	hstate		r;
+	cc_folded	v = hv(h);
+
+	memset(&r, 0, sizeof(r));
+	*code = cc_fold_apply(&v, a, t, r.s, &r.n, r.f, &r.nf, changed, NULL);
+	return *changed ? r : *h;
+}
+
+static bool
+hhas(const hstate *h, const uint8_t *id, int64_t *clock, int64_t *value)
+{
+	for (size_t i = 0; i < h->n; i++)
+	{
+		cc_shard	sh;
+
+		cc_load(h->s, i, &sh);
+		if (cc_id_eq(sh.id, id))
+		{
+			*clock = sh.clock;
+			*value = sh.value;
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool
+hcanon(const hstate *h)
+{
+	cc_folded	v = hv(h);
+
+	return cc_check_canonical(h->s, h->n, CC_ERR_BINARY, NULL) == CC_OK &&
+		cc_fold_check(&v, CC_ERR_BINARY, NULL) == CC_OK;
+}
+
+static void
+test_by_hand(void)
+{
+	const uint8_t *ab[] = {IA, IB};
+	const uint8_t *abc[] = {IA, IB, IC};
+	int64_t		c2[] = {5, 3},
+				v2[] = {100, 10};
+	int64_t		c3[] = {5, 3, 2},
+				v3[] = {100, 10, 7};
+	hstate		before = hmake(2, ab, c2, v2),
+				folded,
+				late,
+				m,
+				m2,
+				r;
+	bool		changed;
+	cc_code		code;
+	int64_t		clock,
+				value;
+	cc_folded	v;
+	bool		present;
+	int64_t		wraps,
+				low;
+
+	/* A = (5, 100) folds into B = (3, 10): B = (4, 110), A gone, 110 kept */
+	folded = hfold(&before, IA, IB, &changed, &code);
+	CHECK(code == CC_OK && changed);
+	CHECK(htotal(&before) == 110 && htotal(&folded) == 110);
+	CHECK(folded.n == 1 && folded.nf == 1);
+	CHECK(hhas(&folded, IB, &clock, &value) && clock == 4 && value == 110);
+	CHECK(!hhas(&folded, IA, &clock, &value));
+	CHECK(hcanon(&folded));
+	CHECK(cc_fold_is_retired(folded.f, folded.nf, IA));
+	CHECK(!cc_fold_is_retired(folded.f, folded.nf, IB));
+
+	/* run twice: nothing to do */
+	r = hfold(&folded, IA, IB, &changed, &code);
+	CHECK(code == CC_OK && !changed);
+
+	/* a late copy that still holds A, either way round: still 110 */
+	m = hmerge(&folded, &before);
+	m2 = hmerge(&before, &folded);
+	CHECK(htotal(&m) == 110 && htotal(&m2) == 110);
+	CHECK(m.n == m2.n && m.nf == m2.nf &&
+		  memcmp(m.s, m2.s, m.n * CC_SHARD_SIZE) == 0 &&
+		  memcmp(m.f, m2.f, m.nf * CC_FOLD_SIZE) == 0);
+	CHECK(!hhas(&m, IA, &clock, &value));
+	CHECK(hcanon(&m));
+
+	/* A wrote +7 after the fold, on a server that had not seen it: 117 */
+	{
+		int64_t		c[] = {6, 3},
+					vv[] = {107, 10};
+
+		late = hmake(2, ab, c, vv);
+	}
+	m = hmerge(&folded, &late);
+	CHECK(htotal(&m) == 117);
+	CHECK(hhas(&m, IA, &clock, &value) && clock == 6);
+	v = hv(&m);
+	cc_fold_outstanding(&v, IA, &present, &wraps, &low);
+	CHECK(present && wraps == 0 && low == 7);
+	/* folding again takes the 7, and the shard goes */
+	r = hfold(&m, IA, IB, &changed, &code);
+	CHECK(code == CC_OK && changed && htotal(&r) == 117);
+	CHECK(hhas(&r, IB, &clock, &value) && clock == 5 && value == 117);
+	CHECK(!hhas(&r, IA, &clock, &value) && r.nf == 1);
+
+	/* folds into B and into C at once, on two servers: the total stays */
+	{
+		hstate		three = hmake(3, abc, c3, v3),
+					fb,
+					fc,
+					both,
+					b2,
+					c2s;
+
+		fb = hfold(&three, IA, IB, &changed, &code);
+		fc = hfold(&three, IA, IC, &changed, &code);
+		CHECK(htotal(&fb) == 117 && htotal(&fc) == 117);
+		both = hmerge(&fb, &fc);
+		CHECK(htotal(&both) == 117 && both.nf == 2);
+		CHECK(hcanon(&both));
+		v = hv(&both);
+		cc_fold_outstanding(&v, IA, &present, &wraps, &low);
+		CHECK(!present && wraps == 0 && low == -100);
+		/* C (the higher id) gives back; B, the holder, keeps its part */
+		c2s = hfold(&both, IA, IC, &changed, &code);
+		CHECK(code == CC_OK && changed && htotal(&c2s) == 117);
+		CHECK(hhas(&c2s, IC, &clock, &value) && clock == 4 && value == 7);
+		v = hv(&c2s);
+		cc_fold_outstanding(&v, IA, &present, &wraps, &low);
+		CHECK(wraps == 0 && low == 0);
+		b2 = hfold(&c2s, IA, IB, &changed, &code);
+		CHECK(code == CC_OK && !changed && htotal(&b2) == 117);
+		/* B run first instead: nothing to take, C still gives back */
+		b2 = hfold(&both, IA, IB, &changed, &code);
+		CHECK(code == CC_OK && !changed && b2.nf == 2);
+		b2 = hfold(&both, IA, IC, &changed, &code);
+		CHECK(code == CC_OK && changed && htotal(&b2) == 117);
+		v = hv(&b2);
+		cc_fold_outstanding(&v, IA, &present, &wraps, &low);
+		CHECK(wraps == 0 && low == 0);
+		/* the give-back meets the other server's old state: still 117 */
+		m = hmerge(&c2s, &fb);
+		CHECK(htotal(&m) == 117);
+		m = hmerge(&m, &three);
+		CHECK(htotal(&m) == 117);
+		/* a finished fold is forgotten; the total stays */
+		r = m;
+		{
+			hstate		f;
+			cc_folded	vm = hv(&m);
+
+			memset(&f, 0, sizeof(f));
+			code = cc_fold_forget(&vm, IA, f.s, &f.n, f.f, &f.nf, &changed, NULL);
+			CHECK(code == CC_OK && changed && f.nf == 0 && htotal(&f) == 117);
+			CHECK(f.n == 2);
+			r = f;
+		}
+		/* after it, a late copy stripped of A merges exactly */
+		{
+			hstate		st;
+			cc_folded	vt = hv(&three);
+
+			memset(&st, 0, sizeof(st));
+			cc_fold_strip(&vt, IA, st.s, &st.n, st.f, &st.nf);
+			CHECK(st.n == 2 && st.nf == 0);
+			m = hmerge(&r, &st);
+			CHECK(htotal(&m) == 117);
+			/* unstripped, it would count A again: the reason for the proof */
+			m = hmerge(&r, &three);
+			CHECK(htotal(&m) == 217);
+		}
+	}
+
+	/* refusals */
+	r = hfold(&before, IA, IA, &changed, &code);
+	CHECK(code == CC_ERR_ARGUMENT && !changed);
+	r = hfold(&folded, IB, IA, &changed, &code);
+	CHECK(code == CC_ERR_ARGUMENT && !changed);	/* target retired */
+	r = hfold(&before, IC, IB, &changed, &code);
+	CHECK(code == CC_OK && !changed);	/* C unknown to the counter */
+	{
+		hstate		f;
+		cc_folded	vm = hv(&late);
+
+		memset(&f, 0, sizeof(f));
+		m = hmerge(&folded, &late);
+		vm = hv(&m);
+		code = cc_fold_forget(&vm, IA, f.s, &f.n, f.f, &f.nf, &changed, NULL);
+		CHECK(code == CC_ERR_ARGUMENT && !changed);	/* 7 outstanding */
+	}
+	/* a chain: A into B, then B into C; A cannot be forgotten first? it can */
+	{
+		hstate		three = hmake(3, abc, c3, v3),
+					x,
+					f;
+		cc_folded	vx;
+
+		x = hfold(&three, IA, IB, &changed, &code);
+		x = hfold(&x, IB, IC, &changed, &code);
+		CHECK(code == CC_OK && changed && htotal(&x) == 117 && x.n == 1);
+		CHECK(hcanon(&x));
+		memset(&f, 0, sizeof(f));
+		vx = hv(&x);
+		code = cc_fold_forget(&vx, IB, f.s, &f.n, f.f, &f.nf, &changed, NULL);
+		CHECK(code == CC_ERR_ARGUMENT);	/* B holds A's fold */
+		code = cc_fold_forget(&vx, IA, f.s, &f.n, f.f, &f.nf, &changed, NULL);
+		CHECK(code == CC_OK && changed && f.nf == 1 && htotal(&f) == 117);
+		vx = hv(&f);
+		code = cc_fold_forget(&vx, IB, x.s, &x.n, x.f, &x.nf, &changed, NULL);
+		CHECK(code == CC_OK && changed && x.nf == 0 && x.n == 1 && htotal(&x) == 117);
+	}
+
+	/*
+	 * Records that disagree about A at one aclock (forged: a writer's clock
+	 * fixes its value) give one total whichever target's record says what,
+	 * so that merge order cannot change a total.
+	 */
+	{
+		const uint8_t *bc[] = {IB, IC};
+		int64_t		c[] = {9, 9},
+					vv[] = {50, 60};
+		hstate		x = hmake(2, bc, c, vv),
+					y = x;
+		cc_fold		f;
+
+		memset(&f, 0, sizeof(f));
+		memcpy(f.retired, IA, CC_ID_LEN);
+		f.tclock = 1;
+		f.aclock = 5;
+		memcpy(f.target, IB, CC_ID_LEN);
+		f.avalue = 100;
+		cc_fold_store(x.f, 0, &f);
+		f.avalue = 90;
+		cc_fold_store(y.f, 0, &f);
+		memcpy(f.target, IC, CC_ID_LEN);
+		f.avalue = 90;
+		cc_fold_store(x.f, 1, &f);
+		f.avalue = 100;
+		cc_fold_store(y.f, 1, &f);
+		x.nf = y.nf = 2;
+		CHECK(hcanon(&x) && hcanon(&y));
+		CHECK(htotal(&x) == 210 && htotal(&y) == 210);
+	}
+
+	/* the checks of the record form */
+	{
+		hstate		bad = folded;
+		cc_fold		f;
+		cc_folded	vb;
+
+		cc_fold_load(bad.f, 0, &f);
+		f.aclock = 0;
+		cc_fold_store(bad.f, 0, &f);
+		vb = hv(&bad);
+		CHECK(cc_fold_check(&vb, CC_ERR_BINARY, NULL) == CC_ERR_BINARY);
+		bad = folded;
+		cc_fold_load(bad.f, 0, &f);
+		f.tclock = 5;			/* newer than B's shard (4) */
+		cc_fold_store(bad.f, 0, &f);
+		vb = hv(&bad);
+		CHECK(cc_fold_check(&vb, CC_ERR_BINARY, NULL) == CC_ERR_BINARY);
+		bad = m;				/* A's shard at a clock its record has seen */
+		bad = hmerge(&folded, &late);
+		cc_fold_load(bad.f, 0, &f);
+		f.aclock = 6;
+		cc_fold_store(bad.f, 0, &f);
+		vb = hv(&bad);
+		CHECK(cc_fold_check(&vb, CC_ERR_BINARY, NULL) == CC_ERR_BINARY);
+		f.aclock = 5;
+		cc_fold_store(bad.f, 0, &f);
+		vb = hv(&bad);
+		CHECK(cc_fold_check(&vb, CC_ERR_BINARY, NULL) == CC_OK);
+		bad = folded;
+		cc_fold_load(bad.f, 0, &f);
+		memcpy(f.target, f.retired, CC_ID_LEN);
+		cc_fold_store(bad.f, 0, &f);
+		vb = hv(&bad);
+		CHECK(cc_fold_check(&vb, CC_ERR_SYNTAX, NULL) == CC_ERR_SYNTAX);
+	}
+	(void) r;
+}
+
+/* ------------------------------------------------------------ schedules */
+
+#define NW 16					/* writer ids in a schedule */
+#define NS 5					/* servers, 3 at the start */
+#define NSNAP 6					/* old copies kept */
+#define MAXF (NW * NW)
+#define STEPS 36
+
+typedef __int128 wide;
+
+typedef struct fstate
+{
+	unsigned char s[NW * CC_SHARD_SIZE];
+	size_t		n;
+	unsigned char f[MAXF * CC_FOLD_SIZE];
+	size_t		nf;
+	int			known[NW];		/* increments of each writer seen */
+} fstate;
+
+typedef struct world
+{
+	uint8_t		id[NW][CC_ID_LEN];
+	int			nwriters;
+	int64_t		delta[NW][STEPS + 1];
+	int			count[NW];
+	fstate		srv[NS];
+	int			writer[NS];
+	bool		active[NS];
+	fstate		snap[NSNAP];
+	int			nsnap;
+} world;
+
+static uint64_t frng;
+
+static uint64_t
+fr(void)
+{
+	return cc_test_splitmix(&frng);
+}
+
+static uint8_t id_pool[NW][CC_ID_LEN];
+
+/* failures, by law */
+static long f_canon,
+			f_total,
+			f_fold,
+			f_merge_order,
+			f_idem,
+			f_finished,
+			f_converged,
+			f_late,
+			f_forgotten,
+			f_live;
+static long s_folds,
+			s_giveback,
+			s_late_shard,
+			s_conflict,
+			s_forgotten,
+			s_stripped,
+			s_retired_write,
+			s_too_big;
+
+static cc_folded
+fv(const fstate *s)
+{
+	cc_folded	v = {s->s, s->n, s->f, s->nf};
+
+	return v;
+}
+
+static wide
+fref(const world *w, const fstate *s)
+{
+	wide		t = 0;
+
+	for (int k = 0; k < w->nwriters; k++)
+		for (int i = 0; i < s->known[k]; i++)
+			t += w->delta[k][i];
+	return t;
+}
+
+static wide
+ftotal(const fstate *s)
+{
+	cc_folded	v = fv(s);
+	int64_t		wraps,
+				low;
+
+	cc_fold_total(&v, &wraps, &low);
+	return (wide) wraps * ((wide) 1 << 64) + low;
+}
+
+static int
+writer_of(const world *w, const uint8_t *id)
+{
+	for (int k = 0; k < w->nwriters; k++)
+		if (cc_id_eq(w->id[k], id))
+			return k;
+	return -1;
+}
+
+/* Prints a state and what it has seen, for a failing case. */
+static void
+fdump(const world *w, const fstate *s, const char *what)
+{
+	fprintf(stderr, "fold: %s: total %" PRId64 ", seen %" PRId64 "\n", what,
+			(int64_t) ftotal(s), (int64_t) fref(w, s));
+	for (size_t i = 0; i < s->n; i++)
+	{
+		cc_shard	sh;
+
+		cc_load(s->s, i, &sh);
+		fprintf(stderr, "  shard w%d clock %" PRId64 " value %" PRId64 "\n",
+				writer_of(w, sh.id), sh.clock, sh.value);
+	}
+	for (size_t i = 0; i < s->nf; i++)
+	{
+		cc_fold		f;
+
+		cc_fold_load(s->f, i, &f);
+		fprintf(stderr, "  fold w%d into w%d tclock %" PRId64 " aclock %" PRId64
+				" avalue %" PRId64 " absorbed %" PRId64 "\n",
+				writer_of(w, f.retired), writer_of(w, f.target), f.tclock,
+				f.aclock, f.avalue, f.absorbed);
+	}
+	for (int k = 0; k < w->nwriters; k++)
+		fprintf(stderr, "  seen w%d: %d of %d\n", k, s->known[k], w->count[k]);
+}
+
+/* Checks one state against the laws that hold at every step. */
+static void
+fcheck(const world *w, const fstate *s, long *fail)
+{
+	cc_folded	v = fv(s);
+
+	if (cc_check_canonical(s->s, s->n, CC_ERR_BINARY, NULL) != CC_OK ||
+		cc_fold_check(&v, CC_ERR_BINARY, NULL) != CC_OK)
+		f_canon++;
+	if (ftotal(s) != fref(w, s))
+	{
+		if ((*fail)++ < 3)
+			fdump(w, s, "total differs from the increments seen");
+	}
+}
+
+/* Copies the used part of a state. */
+static void
+fcopy(fstate *dst, const fstate *src)
+{
+	if (dst == src)
+		return;
+	memcpy(dst->s, src->s, src->n * CC_SHARD_SIZE);
+	dst->n = src->n;
+	memcpy(dst->f, src->f, src->nf * CC_FOLD_SIZE);
+	dst->nf = src->nf;
+	memcpy(dst->known, src->known, sizeof(dst->known));
+}
+
+static void
+fmerge(const fstate *a, const fstate *b, fstate *out)
+{
+	cc_folded	va = fv(a),
+				vb = fv(b);
+	fstate		r;
+
+	cc_fold_merge(&va, &vb, r.s, &r.n, r.f, &r.nf);
+	for (int k = 0; k < NW; k++)
+		r.known[k] = a->known[k] > b->known[k] ? a->known[k] : b->known[k];
+	fcopy(out, &r);
+}
+
+static bool
+fsame(const fstate *a, const fstate *b)
+{
+	return a->n == b->n && a->nf == b->nf &&
+		memcmp(a->s, b->s, a->n * CC_SHARD_SIZE) == 0 &&
+		memcmp(a->f, b->f, a->nf * CC_FOLD_SIZE) == 0;
+}
+
+static int
+new_writer(world *w)
+{
+	if (w->nwriters == NW)
+		return -1;
+	w->count[w->nwriters] = 0;
+	return w->nwriters++;
+}
+
+static int64_t
+rnd_delta(void)
+{
+	switch (fr() % 24)
+	{
+		case 0:
+			return (int64_t) 1 << 61;
+		case 1:
+			return -((int64_t) 1 << 61);
+		default:
+			return (int64_t) (fr() % 16) - 5;
+	}
+}
+
+/* A leader update of server i by its writer; false when it cannot write. */
+static bool
+finc(world *w, int i)
+{
+	fstate	   *s = &w->srv[i];
+	int			k = w->writer[i];
+	unsigned char out[NW * CC_SHARD_SIZE];
+	size_t		nout;
+	int64_t		d = rnd_delta();
+
+	if (k < 0 || w->count[k] >= STEPS)
+		return false;
+	if (cc_fold_is_retired(s->f, s->nf, w->id[k]))
+	{
+		/* the glue refuses; the server is given a new id */
+		s_retired_write++;
+		w->writer[i] = new_writer(w);
+		return false;
+	}
+	if (cc_increment(s->s, s->n, w->id[k], d, false, out, &nout, NULL) != CC_OK)
+		return false;			/* the value would leave bigint: refused */
+	w->delta[k][w->count[k]++] = d;
+	memcpy(s->s, out, nout * CC_SHARD_SIZE);
+	s->n = nout;
+	s->known[k] = w->count[k];
+	return true;
+}
+
+/*
+ * Folds writer k on server i, into its writer; checks the total is kept.
+ * Returns the core's answer.
+ */
+static cc_code
+ffold(world *w, int i, int k)
+{
+	fstate	   *s = &w->srv[i];
+	static fstate r;
+	cc_folded	v = fv(s);
+	bool		changed,
+				present;
+	int64_t		wraps,
+				low;
+	cc_code		code;
+
+	if (w->writer[i] < 0 || k == w->writer[i])
+		return CC_OK;
+	if (cc_fold_is_retired(s->f, s->nf, w->id[w->writer[i]]))
+		return CC_OK;
+	code = cc_fold_apply(&v, w->id[k], w->id[w->writer[i]], r.s, &r.n,
+						 r.f, &r.nf, &changed, NULL);
+	if (code != CC_OK || !changed)
+		return code;
+	memcpy(r.known, s->known, sizeof(r.known));
+	s_folds++;
+	if (ftotal(&r) != ftotal(s))
+		f_fold++;
+	v = fv(&r);
+	cc_fold_outstanding(&v, w->id[k], &present, &wraps, &low);
+	if (present)
+		f_fold++;
+	if (wraps != 0 || low != 0)
+		s_giveback++;
+	fcopy(s, &r);
+	return CC_OK;
+}
+
+static void
+step(world *w)
+{
+	int			i = (int) (fr() % NS);
+	int			j = (int) (fr() % NS);
+	unsigned	op = (unsigned) (fr() % 100);
+
+	if (!w->active[i])
+		return;
+	if (op < 40)
+		finc(w, i);
+	else if (op < 68)
+	{
+		if (w->active[j] && j != i)
+		{
+			fmerge(&w->srv[i], &w->srv[j], &w->srv[i]);
+			fcheck(w, &w->srv[i], &f_total);
+		}
+	}
+	else if (op < 76)
+	{
+		/* a late copy: a lagging subscriber's backlog, a backup */
+		if (w->nsnap > 0)
+		{
+			fstate	   *old = &w->snap[fr() % (unsigned) w->nsnap];
+
+			fmerge(&w->srv[i], old, &w->srv[i]);
+			fcheck(w, &w->srv[i], &f_late);
+		}
+	}
+	else if (op < 82)
+	{
+		if (w->nsnap < NSNAP)
+			fcopy(&w->snap[w->nsnap++], &w->srv[i]);
+		else
+			fcopy(&w->snap[fr() % NSNAP], &w->srv[i]);
+	}
+	else if (op < 94)
+	{
+		/* fold a writer the server knows, sometimes a live one */
+		if (w->nwriters > 0)
+			(void) ffold(w, i, (int) (fr() % (unsigned) w->nwriters));
+		fcheck(w, &w->srv[i], &f_total);
+	}
+	else if (op < 97)
+	{
+		/* restore a backup: the server comes back under a new id */
+		if (w->nsnap > 0)
+		{
+			fcopy(&w->srv[i], &w->snap[fr() % (unsigned) w->nsnap]);
+			w->writer[i] = new_writer(w);
+			fcheck(w, &w->srv[i], &f_total);
+		}
+	}
+	else
+	{
+		/* a failover forks: a new server from i's state, a new id */
+		for (int k = 0; k < NS; k++)
+			if (!w->active[k])
+			{
+				w->active[k] = true;
+				fcopy(&w->srv[k], &w->srv[i]);
+				w->writer[k] = new_writer(w);
+				break;
+			}
+	}
+}
+
+/* The clock a state knows of id: its shard's, else its records' aclock. */
+static int64_t
+known_clock(const fstate *s, const uint8_t *id)
+{
+	int64_t		best = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+	{
+		cc_shard	sh;
+
+		cc_load(s->s, i, &sh);
+		if (cc_id_eq(sh.id, id))
+			return sh.clock;
+	}
+	for (size_t i = 0; i < s->nf; i++)
+	{
+		cc_fold		f;
+
+		cc_fold_load(s->f, i, &f);
+		if (cc_id_eq(f.retired, id) && f.aclock > best)
+			best = f.aclock;
+	}
+	return best;
+}
+
+/*
+ * Whether copy q knows nothing of retired writer a that c lacks: a's shard,
+ * a's records, and the shards of their targets.  What forgetting a needs of
+ * every copy that may still be merged.
+ */
+static bool
+dominated(const fstate *q, const fstate *c, const uint8_t *a)
+{
+	if (known_clock(q, a) > known_clock(c, a))
+		return false;
+	for (size_t i = 0; i < q->nf; i++)
+	{
+		cc_fold		f,
+					g;
+		bool		found = false;
+
+		cc_fold_load(q->f, i, &f);
+		if (!cc_id_eq(f.retired, a))
+			continue;
+		for (size_t j = 0; j < c->nf; j++)
+		{
+			cc_fold_load(c->f, j, &g);
+			if (cc_id_eq(g.retired, a) && cc_id_eq(g.target, f.target))
+				found = g.tclock >= f.tclock;
+		}
+		if (!found || known_clock(q, f.target) > known_clock(c, f.target))
+			return false;
+	}
+	return true;
+}
+
+static bool
+is_live(const world *w, int k)
+{
+	for (int i = 0; i < NS; i++)
+		if (w->active[i] && w->writer[i] == k)
+			return true;
+	return false;
+}
+
+static void
+schedule(void)
+{
+	static world w;
+	static fstate c,
+				d,
+				x,
+				before,
+				st;
+	int			steps = 8 + (int) (fr() % STEPS);
+	unsigned	perm[NW];
+	bool		can_fold = true;
+	bool		too_big[NW] = {false};
+
+	w.nwriters = 0;
+	w.nsnap = 0;
+	for (int i = 0; i < NS; i++)
+	{
+		w.active[i] = false;
+		w.srv[i].n = w.srv[i].nf = 0;
+		memset(w.srv[i].known, 0, sizeof(w.srv[i].known));
+	}
+	for (int k = 0; k < NW; k++)
+		perm[k] = (unsigned) k;
+	for (int k = NW - 1; k > 0; k--)
+	{
+		unsigned	r = (unsigned) (fr() % (unsigned) (k + 1)),
+					t = perm[k];
+
+		perm[k] = perm[r];
+		perm[r] = t;
+	}
+	for (int k = 0; k < NW; k++)
+		memcpy(w.id[k], id_pool[perm[k]], CC_ID_LEN);
+	for (int i = 0; i < 3; i++)
+	{
+		w.active[i] = true;
+		w.writer[i] = new_writer(&w);
+	}
+	for (int t = 0; t < steps; t++)
+		step(&w);
+
+	/* the mesh converges, in two orders */
+	c.n = c.nf = d.n = d.nf = 0;
+	memset(c.known, 0, sizeof(c.known));
+	memset(d.known, 0, sizeof(d.known));
+	for (int i = 0; i < NS; i++)
+		if (w.active[i])
+			fmerge(&c, &w.srv[i], &c);
+	for (int i = NS - 1; i >= 0; i--)
+		if (w.active[i])
+			fmerge(&w.srv[i], &d, &d);
+	if (!fsame(&c, &d))
+		f_merge_order++;
+	fmerge(&c, &c, &x);
+	if (!fsame(&c, &x))
+		f_idem++;
+	fcheck(&w, &c, &f_converged);
+	for (size_t r = 1; r < c.nf; r++)
+		if (cc_id_eq(c.f + r * CC_FOLD_SIZE, c.f + (r - 1) * CC_FOLD_SIZE))
+		{
+			s_conflict++;
+			break;
+		}
+
+	/* servers whose id was folded take a new one */
+	for (int i = 0; i < NS; i++)
+		if (w.active[i] && w.writer[i] >= 0 &&
+			cc_fold_is_retired(c.f, c.nf, w.id[w.writer[i]]))
+			w.writer[i] = new_writer(&w);
+	for (int i = 0; i < NS; i++)
+		if (w.active[i] && w.writer[i] < 0)
+			can_fold = false;	/* out of ids: the schedule ends here */
+	if (!can_fold)
+		return;
+
+	/*
+	 * The departed writers are folded: each server runs the fold of each of
+	 * them, on the converged state, until nothing changes.
+	 */
+	for (int round = 0; round < 2 * NW; round++)
+	{
+		bool		any = false;
+
+		for (int k = 0; k < w.nwriters; k++)
+		{
+			if (is_live(&w, k))
+				continue;
+			for (int i = 0; i < NS; i++)
+			{
+				if (!w.active[i])
+					continue;
+				fcopy(&before, &c);
+				fcopy(&w.srv[i], &c);
+				if (ffold(&w, i, k) == CC_ERR_OVERFLOW)
+					too_big[k] = true;
+				fcopy(&c, &w.srv[i]);
+				if (!fsame(&before, &c))
+					any = true;
+			}
+		}
+		if (!any)
+			break;
+	}
+	fcheck(&w, &c, &f_converged);
+	for (int k = 0; k < w.nwriters; k++)
+	{
+		cc_folded	v = fv(&c);
+		bool		present;
+		int64_t		wraps,
+					low;
+
+		if (is_live(&w, k))
+			continue;
+		if (too_big[k])
+		{
+			s_too_big++;		/* refused: the target would leave bigint */
+			continue;
+		}
+		cc_fold_outstanding(&v, w.id[k], &present, &wraps, &low);
+		if (present || wraps != 0 || low != 0)
+		{
+			if (f_finished++ < 3)
+			{
+				fprintf(stderr, "fold: w%d unfinished (outstanding %" PRId64 ")\n", k, low);
+				fdump(&w, &c, "unfinished");
+			}
+		}
+	}
+
+	/* every old copy merged into the folded state: exact */
+	for (int q = 0; q < w.nsnap; q++)
+	{
+		fmerge(&c, &w.snap[q], &x);
+		fcheck(&w, &x, &f_late);
+	}
+
+	/*
+	 * Forgetting: the departed writers that no old copy knows better than
+	 * the converged state (the proof the real system asks of the DBA), in
+	 * rounds, since a writer that holds another's fold goes second.  Old
+	 * copies are then stripped of them and merged: still exact.
+	 */
+	{
+		bool		forgot[NW] = {false};
+		bool		all = true;
+
+		for (int round = 0; round < NW; round++)
+		{
+			bool		any = false;
+
+			for (int k = 0; k < w.nwriters; k++)
+			{
+				bool		ok = !is_live(&w, k) && !forgot[k],
+							changed;
+				cc_folded	v = fv(&c);
+
+				for (int q = 0; ok && q < w.nsnap; q++)
+					if (!dominated(&w.snap[q], &c, w.id[k]))
+						ok = false;
+				if (!ok)
+					continue;
+				if (cc_fold_forget(&v, w.id[k], x.s, &x.n, x.f, &x.nf,
+								   &changed, NULL) == CC_OK)
+				{
+					forgot[k] = true;
+					any = true;
+					if (changed)
+					{
+						memcpy(x.known, c.known, sizeof(c.known));
+						s_forgotten++;
+						if (ftotal(&x) != ftotal(&c))
+							f_forgotten++;
+						fcopy(&c, &x);
+					}
+				}
+			}
+			if (!any)
+				break;
+		}
+		fcheck(&w, &c, &f_forgotten);
+		for (int k = 0; k < w.nwriters; k++)
+			if (!is_live(&w, k) && !forgot[k])
+				all = false;
+		if (all)
+		{
+			/* the writer set is back to the live ids, and no record is left */
+			bool		bad = c.nf != 0;
+
+			for (size_t r = 0; r < c.n; r++)
+			{
+				int			k = writer_of(&w, c.s + r * CC_SHARD_SIZE);
+
+				if (k < 0 || !is_live(&w, k))
+					bad = true;
+			}
+			if (bad)
+				f_live++;
+		}
+		for (int q = 0; q < w.nsnap; q++)
+		{
+			fcopy(&st, &w.snap[q]);
+			for (int k = 0; k < w.nwriters; k++)
+			{
+				cc_folded	v;
+
+				if (!forgot[k])
+					continue;
+				v = fv(&st);
+				cc_fold_strip(&v, w.id[k], x.s, &x.n, x.f, &x.nf);
+				memcpy(x.known, st.known, sizeof(st.known));
+				fcopy(&st, &x);
+				s_stripped++;
+			}
+			fmerge(&c, &st, &x);
+			fcheck(&w, &x, &f_late);
+		}
+	}
+}
+
+void
+test_fold(long cases)
+{
+	const char *seed_env = getenv("CC_TEST_SEED");
+
+	frng = seed_env ? strtoull(seed_env, NULL, 0) : 0xf01dULL;
+	test_by_hand();
+
+	/* the edge ids of the orderings, and random ones */
+	for (int k = 0; k < NW; k++)
+	{
+		if (k < CC_EDGE_IDS)
+			memcpy(id_pool[k], cc_edge_ids[k], CC_ID_LEN);
+		else
+			for (int b = 0; b < CC_ID_LEN; b++)
+				id_pool[k][b] = (uint8_t) fr();
+	}
+	for (long i = 0; i < cases; i++)
+		schedule();
+	printf("fold: %ld schedules: %ld folds (%ld leaving a count to take or give back), "
+		   "%ld with two targets of one writer, %ld retired writes refused, "
+		   "%ld records forgotten, %ld copies stripped, %ld folds refused as leaving bigint\n",
+		   cases, s_folds, s_giveback, s_conflict, s_retired_write,
+		   s_forgotten, s_stripped, s_too_big);
+	(void) s_late_shard;
+	CHECKF(f_canon == 0, "%ld states not canonical", f_canon);
+	CHECKF(f_total == 0, "%ld states whose total is not what they have seen", f_total);
+	CHECKF(f_fold == 0, "%ld folds that changed the total or kept the shard", f_fold);
+	CHECKF(f_merge_order == 0, "%ld meshes that converge to other states in other orders", f_merge_order);
+	CHECKF(f_idem == 0, "%ld states that change when merged with themselves", f_idem);
+	CHECKF(f_finished == 0, "%ld departed writers left unfinished after folding", f_finished);
+	CHECKF(f_converged == 0, "%ld converged totals off", f_converged);
+	CHECKF(f_late == 0, "%ld late copies that changed a total", f_late);
+	CHECKF(f_forgotten == 0, "%ld totals off after forgetting", f_forgotten);
+	CHECKF(f_live == 0, "%ld writer sets not back to the live ids", f_live);
+}
