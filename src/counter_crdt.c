@@ -24,6 +24,13 @@ void
 cc_stored_view(const cc_stored *s, cc_view *v, unsigned char *buf,
 			   size_t capacity)
 {
+	/*
+	 * A view has no room for fold records: a function that takes values
+	 * with records reads them with cc_datum_folded(), and one that does not
+	 * must not drop them.
+	 */
+	if (s->nf > 0)
+		elog(ERROR, "counter_crdt value with fold records read as shards only");
 	v->tombstone = s->tombstone;
 	v->n = s->n;
 	if (!s->narrow)
@@ -144,8 +151,47 @@ cc_report(const cc_error *err, const char *input)
 					 errmsg("invalid counter_crdt argument"),
 					 errdetail("%s", err->detail)));
 			break;
+		case CC_ERR_RETIRED:
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("counter_crdt writer id is retired"),
+					 errdetail("%s", err->detail),
+					 errhint("A retired writer id cannot write again: give the writer a new id (doc/retiring-writers.md).")));
+			break;
 		case CC_OK:
 			break;
 	}
 	elog(ERROR, "unexpected counter_crdt core result %d", (int) err->code);
+}
+
+/*
+ * A value as a folded state (core/cc_fold.h): its records where they lie,
+ * its shards in place or widened into memory of the current context.
+ * Returns whether it is a tombstone (then out is empty).
+ */
+bool
+cc_datum_folded(Datum d, cc_folded *out)
+{
+	cc_stored	s;
+
+	cc_datum_stored(d, &s);
+	cc_stored_folded(&s, s.narrow ? palloc(s.n * CC_SHARD_SIZE) : NULL, out);
+	return s.tombstone;
+}
+
+/* A new value holding a folded state (no tombstone). */
+struct varlena *
+cc_make_folded(const cc_folded *f)
+{
+	struct varlena *r;
+
+	cc_check_count(f->n);
+	if (f->nf > CC_MAX_SHARDS / 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("counter_crdt value has too many fold records")));
+	r = palloc(VARHDRSZ + CC_STORED_FOLDED_SIZE(f->n, f->nf));
+	SET_VARSIZE(r, VARHDRSZ +
+				cc_stored_pack_folded((unsigned char *) VARDATA(r), f));
+	return r;
 }

@@ -24,7 +24,7 @@
 #endif
 #include "utils/memutils.h"
 
-#include "core/cc_stored.h"
+#include "core/cc_fold.h"
 
 /*
  * A function that does not return: PostgreSQL 18 marks it before the
@@ -87,6 +87,8 @@ extern struct varlena *cc_make(size_t capacity, bool tombstone,
 							   unsigned char **shards);
 extern void cc_finish(struct varlena *result, size_t n);
 extern void cc_check_count(size_t n);
+extern bool cc_datum_folded(Datum d, cc_folded *out);
+extern struct varlena *cc_make_folded(const cc_folded *f);
 extern CC_NORETURN void cc_report(const cc_error *err, const char *input) CC_NORETURN_AFTER;
 extern CC_NORETURN void cc_corrupt(const cc_error *err) CC_NORETURN_AFTER;
 

@@ -422,6 +422,7 @@ static uint8_t id_pool[NW][CC_ID_LEN];
 
 /* failures, by law */
 static long f_canon,
+			f_stored,
 			f_total,
 			f_fold,
 			f_merge_order,
@@ -516,6 +517,34 @@ fcheck(const world *w, const fstate *s, long *fail)
 	if (cc_check_canonical(s->s, s->n, CC_ERR_BINARY, NULL) != CC_OK ||
 		cc_fold_check(&v, CC_ERR_BINARY, NULL) != CC_OK)
 		f_canon++;
+	/* stored and opened again: the same state, the total kept */
+	{
+		static unsigned char buf[CC_STORED_FOLDED_SIZE(NW, MAXF)];
+		unsigned char wide_buf[NW * CC_SHARD_SIZE];
+		size_t		len = cc_stored_pack_folded(buf, &v);
+		cc_stored	st;
+		cc_folded	back;
+		int64_t		total;
+		wide		t = ftotal(s);
+
+		if (cc_stored_open(buf, len, &st, NULL) != CC_OK)
+			f_stored++;
+		else
+		{
+			cc_stored_folded(&st, wide_buf, &back);
+			if (back.n != s->n || back.nf != s->nf ||
+				memcmp(back.shards, s->s, s->n * CC_SHARD_SIZE) != 0 ||
+				(s->nf > 0 && memcmp(back.folds, s->f, s->nf * CC_FOLD_SIZE) != 0))
+				f_stored++;
+			if (t >= INT64_MIN && t <= INT64_MAX)
+			{
+				if (cc_stored_value(&st, &total, NULL) != CC_OK || total != (int64_t) t)
+					f_stored++;
+			}
+			else if (cc_stored_value(&st, &total, NULL) != CC_ERR_OVERFLOW)
+				f_stored++;
+		}
+	}
 	if (ftotal(s) != fref(w, s))
 	{
 		if ((*fail)++ < 3)
@@ -1025,6 +1054,7 @@ test_fold(long cases)
 		   s_forgotten, s_stripped, s_too_big);
 	(void) s_late_shard;
 	CHECKF(f_canon == 0, "%ld states not canonical", f_canon);
+	CHECKF(f_stored == 0, "%ld states not kept by the stored form", f_stored);
 	CHECKF(f_total == 0, "%ld states whose total is not what they have seen", f_total);
 	CHECKF(f_fold == 0, "%ld folds that changed the total or kept the shard", f_fold);
 	CHECKF(f_merge_order == 0, "%ld meshes that converge to other states in other orders", f_merge_order);

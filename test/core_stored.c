@@ -486,7 +486,7 @@ stored_version1(void)
 
 typedef struct stored_bytes
 {
-	unsigned char b[V2 + 4 * WIDE];
+	unsigned char b[V2 + 8 + 2 * 64 + 4 * WIDE];
 	size_t		len;
 } stored_bytes;
 
@@ -609,7 +609,7 @@ stored_refusals(void)
 		refuse(mk(v, 1, 0xff, 0xff, 0, 0), true, "reserved bytes of a tombstone");
 	}
 
-	/* unknown flags: every bit beyond 0x01 in version 1, beyond 0x07 in 2 */
+	/* unknown flags: every bit beyond 0x01 in version 1, beyond 0x0f in 2 */
 	for (int bit = 1; bit < 8; bit++)
 	{
 		uint8_t		f = (uint8_t) (1 << bit);
@@ -617,7 +617,7 @@ stored_refusals(void)
 		refuse(mk(1, f, 0, 0, 0, 0), true, "version 1 with an unknown flag");
 		refuse(mk(1, f | 1, 0, 0, 0, 0), true, "a version 1 tombstone with an unknown flag");
 		refuse(mk(1, f, 0, 0, 0, WIDE), true, "version 1 with an unknown flag and a shard");
-		if (bit >= 3)
+		if (bit >= 4)
 		{
 			refuse(mk(2, f, 0, 0, 0, 0), true, "version 2 with an unknown flag");
 			refuse(mk(2, f | 0x04, 0, 0, 0, NARROW), true,
@@ -625,6 +625,55 @@ stored_refusals(void)
 			refuse(mk(2, f, 0, 0, 0, WIDE), true,
 				   "wide version 2 with an unknown flag");
 		}
+	}
+
+	/* fold records (0x08): a count, its padding, records, wide shards */
+	{
+		uint32_t	one = 1,
+					two = 2,
+					big = UINT32_MAX;
+		cc_stored	st;
+		unsigned char *in;
+
+#define MKF(count, pad, rest) \
+		(x = mk(2, CC_STORED_FLAG_FOLDS, 0, 0, 0, 8 + (rest)), \
+		 memcpy(x.b + V2, &(count), 4), memset(x.b + V2 + 4, (pad), 4), x)
+		uint32_t	zero = 0;
+
+		refuse(MKF(zero, 0, WIDE), false, "fold flag and no record");
+		refuse(MKF(one, 0, 0), false, "a fold record counted but missing");
+		refuse(MKF(one, 0, 63), false, "a fold record cut short");
+		refuse(MKF(two, 0, 64 + WIDE), false, "two fold records counted, one there");
+		refuse(MKF(big, 0, 64), false, "a fold record count near 2^32");
+		refuse(MKF(one, 1, 64 + WIDE), false, "fold records' padding set");
+		refuse(MKF(one, 0, 64 + 5), false, "a partial shard after the fold records");
+		refuse(MKF(one, 0, 64 + NARROW), false, "a narrow shard after the fold records");
+		x = mk(2, CC_STORED_FLAG_FOLDS, 0, 0, 0, 4);
+		refuse(x, false, "fold records' count cut short");
+		refuse(mk(2, CC_STORED_FLAG_FOLDS | CC_STORED_FLAG_NARROW, 0, 0, 0, 8 + 64 + NARROW),
+			   true, "fold records with narrow shards");
+		refuse(mk(2, CC_STORED_FLAG_FOLDS | CC_STORED_FLAG_TOMBSTONE, 0, 0, 0, 0),
+			   true, "a tombstone with fold records");
+		x = MKF(two, 0, 128 + 3 * WIDE);
+		in = exact_copy(x.b, x.len);
+		CHECK(cc_stored_open(in, x.len, &st, NULL) == CC_OK && st.nf == 2 &&
+			  st.n == 3 && !st.narrow && st.folds == in + V2 + 8 &&
+			  st.shards == in + V2 + 8 + 128);
+		free(in);
+		x = MKF(one, 0, 64);
+		in = exact_copy(x.b, x.len);
+		CHECK(cc_stored_open(in, x.len, &st, NULL) == CC_OK && st.nf == 1 && st.n == 0);
+		free(in);
+		/* values without the flag have no records */
+		x = mk(2, 0, 0, 0, 0, WIDE);
+		in = exact_copy(x.b, x.len);
+		CHECK(cc_stored_open(in, x.len, &st, NULL) == CC_OK && st.nf == 0 && st.folds == NULL);
+		free(in);
+		x = mk(1, 0, 0, 0, 0, WIDE);
+		in = exact_copy(x.b, x.len);
+		CHECK(cc_stored_open(in, x.len, &st, NULL) == CC_OK && st.nf == 0 && st.folds == NULL);
+		free(in);
+#undef MKF
 	}
 
 	/* shards that do not fill the value: each layout's record size */

@@ -59,7 +59,8 @@ typedef enum cc_code
 	CC_ERR_BINARY,				/* malformed binary: 22P03 */
 	CC_ERR_OVERFLOW,			/* result outside bigint: 22003 */
 	CC_ERR_LIMIT,				/* too many shards: 54000 */
-	CC_ERR_ARGUMENT				/* an argument out of its domain: 22023 */
+	CC_ERR_ARGUMENT,			/* an argument out of its domain: 22023 */
+	CC_ERR_RETIRED				/* a retired writer writes (cc_fold.h): 55000 */
 } cc_code;
 
 #define CC_DETAIL_LEN 256

@@ -564,3 +564,51 @@ cc_fold_strip(const cc_folded *s, const uint8_t *a,
 		   (s->nf - end) * CC_FOLD_SIZE);
 	*nfout = s->nf - (end - lo);
 }
+
+size_t
+cc_stored_pack_folded(unsigned char *data, const cc_folded *s)
+{
+	unsigned char *p;
+	uint32_t	nf = (uint32_t) s->nf,
+				pad = 0;
+	int64_t		wraps,
+				low;
+
+	if (s->nf == 0)
+	{
+		memcpy(cc_stored_build_start(data, false), s->shards,
+			   s->n * CC_SHARD_SIZE);
+		return cc_stored_pack(data, s->n, false);
+	}
+	cc_fold_total(s, &wraps, &low);
+	data[0] = CC_STORED_V2;
+	data[1] = CC_STORED_FLAG_FOLDS | (wraps != 0 ? CC_STORED_FLAG_OVERFLOW : 0);
+	data[2] = 0;
+	data[3] = 0;
+	if (wraps != 0)
+		low = 0;
+	memcpy(data + CC_STORED_V1_HEADER, &low, sizeof(low));
+	p = data + CC_STORED_HEADER;
+	memcpy(p, &nf, sizeof(nf));
+	memcpy(p + sizeof(nf), &pad, sizeof(pad));
+	p += CC_STORED_FOLDS_HEADER;
+	memcpy(p, s->folds, s->nf * CC_FOLD_SIZE);
+	p += s->nf * CC_FOLD_SIZE;
+	memcpy(p, s->shards, s->n * CC_SHARD_SIZE);
+	return CC_STORED_FOLDED_SIZE(s->n, s->nf);
+}
+
+void
+cc_stored_folded(const cc_stored *s, unsigned char *buf, cc_folded *out)
+{
+	if (s->narrow)
+	{
+		cc_stored_widen(s, buf);
+		out->shards = buf;
+	}
+	else
+		out->shards = s->shards;
+	out->n = s->n;
+	out->folds = s->folds;
+	out->nf = s->nf;
+}

@@ -36,7 +36,7 @@
 
 #include "cc_algebra.h"
 
-#define CC_FOLD_SIZE	64
+#define CC_FOLD_SIZE	CC_FOLD_RECORD_SIZE
 
 typedef struct cc_fold
 {
@@ -142,5 +142,23 @@ cc_code		cc_fold_forget(const cc_folded *s, const uint8_t *a,
 void		cc_fold_strip(const cc_folded *s, const uint8_t *a,
 						  unsigned char *out, size_t *nout,
 						  unsigned char *fout, size_t *nfout);
+
+/*
+ * The stored form of a folded state (cc_stored.h): CC_STORED_FOLDED_SIZE(n,
+ * nf) bytes of room at data, the shards and records canonical and checked,
+ * not overlapping data.  Without records it is cc_stored_pack()'s value;
+ * with them, flag 0x08, wide shards and the total of cc_fold_total().
+ * Returns the length.
+ */
+#define CC_STORED_FOLDED_SIZE(n, nf) \
+	(CC_STORED_HEADER + ((nf) > 0 ? CC_STORED_FOLDS_HEADER + (nf) * CC_FOLD_SIZE : 0) + \
+	 (n) * CC_SHARD_SIZE)
+
+size_t		cc_stored_pack_folded(unsigned char *data, const cc_folded *s);
+
+/* The folded state of a stored value (its records, its shards widened into
+ * buf, room for s->n, when narrow). */
+void		cc_stored_folded(const cc_stored *s, unsigned char *buf,
+							 cc_folded *out);
 
 #endif							/* CC_FOLD_H */

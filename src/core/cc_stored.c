@@ -65,6 +65,8 @@ cc_stored_open_v1(const unsigned char *data, size_t len, cc_stored *s,
 	s->total_kept = false;
 	s->overflow = false;
 	s->total = 0;
+	s->folds = NULL;
+	s->nf = 0;
 	return CC_OK;
 }
 
@@ -77,7 +79,7 @@ cc_stored_header_v2(const unsigned char *data, size_t len, cc_stored *s,
 					cc_error *err)
 {
 	const uint8_t known = CC_STORED_FLAG_TOMBSTONE | CC_STORED_FLAG_OVERFLOW |
-		CC_STORED_FLAG_NARROW;
+		CC_STORED_FLAG_NARROW | CC_STORED_FLAG_FOLDS;
 	uint8_t		flags;
 
 	if (len < CC_STORED_HEADER || data[0] != CC_STORED_V2 ||
@@ -91,12 +93,16 @@ cc_stored_header_v2(const unsigned char *data, size_t len, cc_stored *s,
 	s->total_kept = true;
 	s->shards = NULL;
 	s->n = 0;
+	s->folds = NULL;
+	s->nf = 0;
 	if (flags & ~known)
 		return cc_stored_corrupt(err, data, len, "Unknown flags in a version 2 value");
 	if (s->overflow && (s->total != 0 || s->narrow))
 		return cc_stored_corrupt(err, data, len, "A total out of range is stored with a number or narrow shards");
 	if (s->tombstone && (flags != CC_STORED_FLAG_TOMBSTONE || s->total != 0))
 		return cc_stored_corrupt(err, data, len, "A tombstone has flags or a total");
+	if ((flags & CC_STORED_FLAG_FOLDS) && s->narrow)
+		return cc_stored_corrupt(err, data, len, "Fold records are stored with narrow shards");
 	return CC_OK;
 }
 
@@ -112,6 +118,28 @@ cc_stored_open_checked(const unsigned char *data, size_t len, cc_stored *s,
 	if (rc != CC_OK || data[0] != CC_STORED_V2)
 		return rc;				/* a failure, or version 1 */
 	body = len - CC_STORED_HEADER;
+	if (data[1] & CC_STORED_FLAG_FOLDS)
+	{
+		const unsigned char *p = data + CC_STORED_HEADER;
+		uint32_t	nf,
+					pad;
+
+		if (body < CC_STORED_FOLDS_HEADER)
+			return cc_stored_corrupt(err, data, len, "The fold records' count is missing");
+		memcpy(&nf, p, sizeof(nf));
+		memcpy(&pad, p + sizeof(nf), sizeof(pad));
+		body -= CC_STORED_FOLDS_HEADER;
+		if (nf == 0 || pad != 0 || nf > body / CC_FOLD_RECORD_SIZE)
+			return cc_stored_corrupt(err, data, len, "The fold records' count does not fit the value");
+		body -= (size_t) nf * CC_FOLD_RECORD_SIZE;
+		if (body % CC_SHARD_SIZE != 0)
+			return cc_stored_corrupt(err, data, len, "The shards do not fill the value");
+		s->folds = p + CC_STORED_FOLDS_HEADER;
+		s->nf = nf;
+		s->shards = s->folds + (size_t) nf * CC_FOLD_RECORD_SIZE;
+		s->n = body / CC_SHARD_SIZE;
+		return CC_OK;
+	}
 	size = s->narrow ? CC_NARROW_SHARD_SIZE : CC_SHARD_SIZE;
 	if (body % size != 0)
 		return cc_stored_corrupt(err, data, len, "The shards do not fill the value");

@@ -19,7 +19,11 @@
  * Version 2 flags: 0x01 tombstone (no shards, total 0); 0x02 the exact sum
  * of the values leaves bigint (total 0, and reading the value is an error,
  * 22003); 0x04 narrow shards, set when there are shards and every clock
- * fits uint32 and every value int32.  The total sits in the first 12 bytes
+ * fits uint32 and every value int32; 0x08 fold records (since 1.5,
+ * cc_fold.h), never with 0x04:
+ *	  version 2 | flags | 2 zero bytes | total int64 |
+ *	  record count uint32 | 4 zero bytes | records of 64 bytes | shards of 32
+ * The total of a value with records is cc_fold_total(), not the shards' sum.  The total sits in the first 12 bytes
  * so that a read of a compressed or out-of-line value needs only a slice.
  * Ids stay 16 bytes, ascending, in both layouts.
  */
@@ -35,7 +39,10 @@
 #define CC_STORED_FLAG_TOMBSTONE 0x01
 #define CC_STORED_FLAG_OVERFLOW	0x02
 #define CC_STORED_FLAG_NARROW	0x04
+#define CC_STORED_FLAG_FOLDS	0x08
 #define CC_NARROW_SHARD_SIZE	24
+#define CC_STORED_FOLDS_HEADER	8
+#define CC_FOLD_RECORD_SIZE		64
 
 /* A stored value as read: its shards as they lie, and the kept total. */
 typedef struct cc_stored
@@ -47,6 +54,8 @@ typedef struct cc_stored
 	bool		total_kept;		/* version 2: total and overflow are kept */
 	bool		overflow;
 	int64_t		total;
+	const unsigned char *folds;	/* nf fold records of 64 bytes (cc_fold.h) */
+	size_t		nf;
 } cc_stored;
 
 /*
@@ -146,6 +155,8 @@ cc_stored_open(const unsigned char *data, size_t len, cc_stored *s,
 	s->tombstone = false;
 	s->overflow = false;
 	s->total_kept = true;
+	s->folds = NULL;
+	s->nf = 0;
 	return CC_OK;
 }
 
