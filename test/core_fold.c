@@ -269,6 +269,21 @@ test_by_hand(void)
 		}
 	}
 
+	/* a retired writer cannot write; another writes and the records stay */
+	{
+		unsigned char out[HN * CC_SHARD_SIZE];
+		size_t		nout = 99;
+		bool		applied = true;
+		cc_folded	vf = hv(&folded);
+
+		CHECK(cc_fold_increment(&vf, IA, 1, false, out, &nout, NULL) == CC_ERR_RETIRED);
+		CHECK(cc_fold_increment_at(&vf, IA, 1, 9, out, &nout, &applied, NULL) == CC_ERR_RETIRED &&
+			  !applied);
+		CHECK(cc_fold_increment(&vf, IC, 5, false, out, &nout, NULL) == CC_OK && nout == 2);
+		CHECK(cc_fold_increment_at(&vf, IB, 5, 9, out, &nout, &applied, NULL) == CC_OK &&
+			  applied && nout == 1);
+	}
+
 	/* refusals */
 	r = hfold(&before, IA, IA, &changed, &code);
 	CHECK(code == CC_ERR_ARGUMENT && !changed);
@@ -422,6 +437,8 @@ static uint8_t id_pool[NW][CC_ID_LEN];
 
 /* failures, by law */
 static long f_canon,
+			f_difference,
+			f_order,
 			f_stored,
 			f_total,
 			f_fold,
@@ -873,6 +890,38 @@ schedule(void)
 			break;
 		}
 
+	/*
+	 * Difference and order on pairs of the schedule's states: merge(b,
+	 * difference(a, b)) = merge(a, b), NONE exactly when b holds a, and a
+	 * total order that agrees with state equality and with the totals.
+	 */
+	for (int p = 0; p < 4; p++)
+	{
+		const fstate *a = (w.nsnap > 0 && (fr() & 1)) ?
+			&w.snap[fr() % (unsigned) w.nsnap] : &w.srv[fr() % NS];
+		const fstate *b = (w.nsnap > 0 && (fr() & 1)) ?
+			&w.snap[fr() % (unsigned) w.nsnap] : &w.srv[fr() % NS];
+		cc_folded	va = fv(a),
+					vb = fv(b),
+					vd;
+		cc_diff_kind kind;
+		int			ab,
+					ba;
+
+		kind = cc_fold_difference(&va, &vb, st.s, &st.n, st.f, &st.nf);
+		fmerge(a, b, &x);
+		vd = fv(&st);
+		cc_fold_merge(&vb, &vd, before.s, &before.n, before.f, &before.nf);
+		if (kind == CC_DIFF_NONE ? !fsame(&x, b) || st.n + st.nf != 0
+			: !fsame(&before, &x) || fsame(&x, b))
+			f_difference++;
+		ab = cc_fold_compare(&va, false, &vb, false);
+		ba = cc_fold_compare(&vb, false, &va, false);
+		if ((ab == 0) != fsame(a, b) || (ab > 0) != (ba < 0) || (ab < 0) != (ba > 0) ||
+			(ftotal(a) < ftotal(b) && ab >= 0) || (ftotal(a) > ftotal(b) && ab <= 0))
+			f_order++;
+	}
+
 	/* servers whose id was folded take a new one */
 	for (int i = 0; i < NS; i++)
 		if (w.active[i] && w.writer[i] >= 0 &&
@@ -1054,6 +1103,8 @@ test_fold(long cases)
 		   s_forgotten, s_stripped, s_too_big);
 	(void) s_late_shard;
 	CHECKF(f_canon == 0, "%ld states not canonical", f_canon);
+	CHECKF(f_difference == 0, "%ld differences that do not ship what merge adds", f_difference);
+	CHECKF(f_order == 0, "%ld pairs out of order", f_order);
 	CHECKF(f_stored == 0, "%ld states not kept by the stored form", f_stored);
 	CHECKF(f_total == 0, "%ld states whose total is not what they have seen", f_total);
 	CHECKF(f_fold == 0, "%ld folds that changed the total or kept the shard", f_fold);

@@ -74,6 +74,25 @@ cc_feed_state(cc_feed *f, const cc_stored *s)
 		cc_stored_shard(s, i, &sh);
 		cc_put_shard(cc_feed_room(f, CC_SHARD_SIZE), &sh);
 	}
+	/* fold records (cc_fold.h), only when there are: their count, each one */
+	if (s->nf > 0)
+	{
+		cc_put_be64(cc_feed_room(f, 8), (int64_t) s->nf);
+		for (size_t i = 0; i < s->nf; i++)
+		{
+			const unsigned char *r = s->folds + i * CC_FOLD_RECORD_SIZE;
+
+			p = cc_feed_room(f, CC_FOLD_RECORD_SIZE);
+			memcpy(p, r, 2 * CC_ID_LEN);
+			for (int k = 0; k < 4; k++)
+			{
+				int64_t		v;
+
+				memcpy(&v, r + 2 * CC_ID_LEN + 8 * k, sizeof(v));
+				cc_put_be64(p + 2 * CC_ID_LEN + 8 * k, v);
+			}
+		}
+	}
 }
 
 void

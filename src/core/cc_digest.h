@@ -16,7 +16,10 @@
  * The state digest is the SHA-256 of these bytes: the domain tag
  * "counter_crdt digest v1", the flag byte (0 live, 1 tombstone), the shard
  * count (8 bytes, big-endian) and every shard in id order as id (16 bytes),
- * clock and value (8 bytes each, big-endian).
+ * clock and value (8 bytes each, big-endian); then, only for a value with
+ * fold records (cc_fold.h), their count (8 bytes, big-endian) and each
+ * record as retired and target ids and tclock, aclock, avalue, absorbed
+ * (8 bytes each, big-endian).
  */
 void		cc_digest_input(const cc_hash_sink *sink, const unsigned char *s,
 							size_t n, bool tombstone);

@@ -612,3 +612,119 @@ cc_stored_folded(const cc_stored *s, unsigned char *buf, cc_folded *out)
 	out->folds = s->folds;
 	out->nf = s->nf;
 }
+
+cc_code
+cc_fold_increment(const cc_folded *s, const uint8_t *writer, int64_t delta,
+				  bool subtract, unsigned char *out, size_t *nout,
+				  cc_error *err)
+{
+	if (cc_fold_is_retired(s->folds, s->nf, writer))
+		return cc_fail(err, CC_ERR_RETIRED,
+					   "The writer was folded into another in this counter.");
+	return cc_increment(s->shards, s->n, writer, delta, subtract, out, nout, err);
+}
+
+cc_code
+cc_fold_increment_at(const cc_folded *s, const uint8_t *writer, int64_t delta,
+					 int64_t clock, unsigned char *out, size_t *nout,
+					 bool *applied, cc_error *err)
+{
+	*applied = false;
+	if (cc_fold_is_retired(s->folds, s->nf, writer))
+		return cc_fail(err, CC_ERR_RETIRED,
+					   "The writer was folded into another in this counter.");
+	return cc_increment_at(s->shards, s->n, writer, delta, clock, out, nout,
+						   applied, err);
+}
+
+int
+cc_fold_compare(const cc_folded *a, bool ta, const cc_folded *b, bool tb)
+{
+	int64_t		wa,
+				la,
+				wb,
+				lb;
+	size_t		i;
+
+	if (ta || tb)
+		return (int) ta - (int) tb;
+	if (a->nf == 0 && b->nf == 0)
+		return cc_compare(a->shards, a->n, false, b->shards, b->n, false);
+	cc_fold_total(a, &wa, &la);
+	cc_fold_total(b, &wb, &lb);
+	if (wa != wb)
+		return wa < wb ? -1 : 1;
+	if (la != lb)
+		return la < lb ? -1 : 1;
+	/* equal totals: the shards as cc_compare() orders them */
+	{
+		int			c = cc_compare(a->shards, a->n, false, b->shards, b->n, false);
+
+		if (c != 0)
+			return c;
+	}
+	for (i = 0; i < a->nf && i < b->nf; i++)
+	{
+		cc_fold		fa,
+					fb;
+		int			c = cc_fold_key_cmp(a->folds + i * CC_FOLD_SIZE,
+										b->folds + i * CC_FOLD_SIZE);
+
+		if (c != 0)
+			return c;
+		cc_fold_load(a->folds, i, &fa);
+		cc_fold_load(b->folds, i, &fb);
+		if (fa.tclock != fb.tclock)
+			return fa.tclock < fb.tclock ? -1 : 1;
+		if (fa.aclock != fb.aclock)
+			return fa.aclock < fb.aclock ? -1 : 1;
+		if (fa.avalue != fb.avalue)
+			return fa.avalue < fb.avalue ? -1 : 1;
+		if (fa.absorbed != fb.absorbed)
+			return fa.absorbed < fb.absorbed ? -1 : 1;
+	}
+	return (a->nf > i) - (b->nf > i);
+}
+
+cc_diff_kind
+cc_fold_difference(const cc_folded *a, const cc_folded *b,
+				   unsigned char *out, size_t *nout,
+				   unsigned char *fout, size_t *nfout)
+{
+	size_t		i = 0,
+				j = 0,
+				k = 0;
+	cc_view		va = {a->shards, a->n, false},
+				vb = {b->shards, b->n, false};
+
+	*nout = 0;
+	*nfout = 0;
+	/* the shards of a that win over b's, as without records */
+	if (cc_difference(&va, &vb, out, nout) == CC_DIFF_NONE)
+		*nout = 0;
+	/* a shard of a retired writer that b's records have seen adds nothing */
+	if (b->nf > 0 && *nout > 0)
+		*nout = cc_fold_normalize(out, *nout, b->folds, b->nf);
+	for (i = 0; i < a->nf; i++)
+	{
+		const unsigned char *pa = a->folds + i * CC_FOLD_SIZE;
+		int			c = 1;
+
+		while (j < b->nf &&
+			   (c = cc_fold_key_cmp(b->folds + j * CC_FOLD_SIZE, pa)) < 0)
+			j++;
+		if (j < b->nf && c == 0)
+		{
+			cc_fold		fa,
+						fb;
+
+			cc_fold_load(a->folds, i, &fa);
+			cc_fold_load(b->folds, j, &fb);
+			if (!cc_fold_b_wins(&fb, &fa))
+				continue;
+		}
+		memcpy(fout + k++ * CC_FOLD_SIZE, pa, CC_FOLD_SIZE);
+	}
+	*nfout = k;
+	return (*nout > 0 || k > 0) ? CC_DIFF_SHARDS : CC_DIFF_NONE;
+}

@@ -144,6 +144,39 @@ void		cc_fold_strip(const cc_folded *s, const uint8_t *a,
 						  unsigned char *fout, size_t *nfout);
 
 /*
+ * The increments of a folded state: cc_increment() and cc_increment_at() on
+ * its shards, its records kept (out has room for s->n + 1 shards); a
+ * retired writer gets CC_ERR_RETIRED, nothing written.
+ */
+cc_code		cc_fold_increment(const cc_folded *s, const uint8_t *writer,
+							  int64_t delta, bool subtract,
+							  unsigned char *out, size_t *nout, cc_error *err);
+cc_code		cc_fold_increment_at(const cc_folded *s, const uint8_t *writer,
+								 int64_t delta, int64_t clock,
+								 unsigned char *out, size_t *nout,
+								 bool *applied, cc_error *err);
+
+/*
+ * State equality and the total order of folded states: by total, then as
+ * cc_compare() orders shards, then the records in key order, each compared
+ * as its bytes' fields (ids as unsigned bytes, numbers as numbers), a
+ * prefix first.  Without records, the same as cc_compare().  Tombstones
+ * come after every live state; ta/tb tell them.
+ */
+int			cc_fold_compare(const cc_folded *a, bool ta, const cc_folded *b,
+							bool tb);
+
+/*
+ * difference(a, b) of folded states (cc_algebra.h's contract 7.5 with
+ * records): CC_DIFF_NONE when merging a into b changes nothing, else the
+ * shards and the records of a that win over b's, in out (room for a->n)
+ * and fout (room for a->nf).  merge(b, difference) = merge(a, b).
+ */
+cc_diff_kind cc_fold_difference(const cc_folded *a, const cc_folded *b,
+								unsigned char *out, size_t *nout,
+								unsigned char *fout, size_t *nfout);
+
+/*
  * The stored form of a folded state (cc_stored.h): CC_STORED_FOLDED_SIZE(n,
  * nf) bytes of room at data, the shards and records canonical and checked,
  * not overlapping data.  Without records it is cc_stored_pack()'s value;
