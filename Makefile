@@ -12,7 +12,7 @@
 
 EXTENSION = counter_crdt
 MODULE_big = counter_crdt
-EXTVERSION = 1.4
+EXTVERSION = 1.5
 
 # The core (src/core/): plain C, no PostgreSQL header (src/core/README.md).
 CORE_SRCS = src/core/cc_base.c src/core/cc_stored.c src/core/cc_wire.c \
@@ -20,7 +20,7 @@ CORE_SRCS = src/core/cc_base.c src/core/cc_stored.c src/core/cc_wire.c \
 	src/core/cc_ids.c \
 	src/core/cc_text.c src/core/cc_json.c
 CORE_HDRS = $(wildcard src/core/*.h)
-GLUE_SRCS = src/module.c src/counter_crdt.c src/type_io.c src/increment.c \
+GLUE_SRCS = src/module.c src/fold.c src/counter_crdt.c src/type_io.c src/increment.c \
 	src/value.c src/compare.c src/digest.c src/writer_ids.c src/aggregate.c \
 	src/agg_slots.c src/table_check.c src/conflict_log.c src/replica_merge.c \
 	src/local_triggers.c src/operations.c src/json.c src/hashing.c
@@ -33,7 +33,7 @@ DATA = $(wildcard counter_crdt--*.sql)
 REGRESS = type_io text_errors binary_io increment merge value aggregate \
 	parallel equality shards_digest writer_ids node_id seeds replica_merge \
 	upgrade privileges health ordering replica_hazards digest_agg \
-	difference exactly_once json layout writers replica_glue latin1
+	difference exactly_once json layout writers replica_glue latin1 fold
 EXTRA_CLEAN = test/core_test test/core_test_sanitize bench/microbench test/tmp_check
 
 PG_CONFIG ?= pg_config

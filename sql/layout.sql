@@ -156,6 +156,7 @@ SELECT '\x01020000'::bytea::counter_crdt::text;
 SELECT '\x010000000000'::bytea::counter_crdt::text;
 SELECT '\x0200000000000000000000'::bytea::counter_crdt::bigint;
 SELECT '\x020800000000000000000000'::bytea::counter_crdt::bigint;
+SELECT '\x021000000000000000000000'::bytea::counter_crdt::bigint;
 SELECT '\x020100000100000000000000'::bytea::counter_crdt::bigint;
 SELECT '\x020200000100000000000000'::bytea::counter_crdt::bigint;
 SELECT '\x02040000000000000000000000'::bytea::counter_crdt::text;

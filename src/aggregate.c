@@ -18,6 +18,12 @@
  *
  * For parallel plans the state serializes to the binary (send/recv) layout
  * and is checked again when it is read back.
+ *
+ * Inputs with fold records (core/cc_fold.h) turn a state folded: its spare
+ * then holds the records (CcAggFolds), and every later merge into it goes
+ * through cc_fold_merge() into new buffers; such states are rare (a mesh
+ * retiring a writer) and this keeps the state at 32 bytes for the rest.
+ * A folded state crosses between processes as 0xF0 and its stored form.
  */
 #include "counter_crdt.h"
 #include "agg_slots.h"
@@ -38,7 +44,18 @@ typedef struct CcAggState
 	uint32		cap;			/* room in buf (and in spare, once made), in shards */
 	bool		tombstone;
 	bool		has_inline;		/* allocated with its first buffer */
+	bool		folded;			/* spare is a CcAggFolds, never NULL */
 } CcAggState;
+
+/* The fold records of a folded state. */
+typedef struct CcAggFolds
+{
+	size_t		nf;
+	unsigned char recs[FLEXIBLE_ARRAY_MEMBER];
+} CcAggFolds;
+
+#define CC_AGG_FOLDS(st) ((CcAggFolds *) (st)->spare)
+#define CC_AGG_SERIAL_FOLDED 0xF0
 
 #define CC_AGG_HEAD MAXALIGN(sizeof(CcAggState))
 /* the buffer allocated with the state, if it has one */
@@ -92,6 +109,7 @@ cc_agg_new_in(MemoryContext cxt, CcAggSlots *slots, size_t cap)
 	st->n = 0;
 	st->cap = (uint32) cap;
 	st->tombstone = false;
+	st->folded = false;
 	return st;
 }
 
@@ -114,6 +132,38 @@ cc_agg_free(CcAggState *st, unsigned char *p)
 		pfree(p);
 }
 
+/*
+ * Merges a folded state into the state, which becomes folded: new buffers
+ * for both the shards and the records.
+ */
+static void
+cc_agg_add_folded(MemoryContext aggcontext, CcAggState *st,
+				  const cc_folded *in)
+{
+	CcAggFolds *old = st->folded ? CC_AGG_FOLDS(st) : NULL;
+	cc_folded	cur = {st->buf, st->n, old ? old->recs : NULL, old ? old->nf : 0};
+	size_t		cap = st->n + in->n,
+				nf = cur.nf + in->nf,
+				nout;
+	unsigned char *shards;
+	CcAggFolds *folds;
+
+	cc_check_count(cap);
+	cc_check_count(nf * 2);
+	shards = MemoryContextAlloc(aggcontext, Max(cap, 1) * CC_SHARD_SIZE);
+	folds = MemoryContextAlloc(aggcontext, offsetof(CcAggFolds, recs) +
+							   Max(nf, 1) * CC_FOLD_SIZE);
+	cc_fold_merge(&cur, in, shards, &nout, folds->recs, &folds->nf);
+	cc_agg_free(st, st->buf);
+	if (st->spare)
+		pfree(st->spare);
+	st->buf = shards;
+	st->n = (uint32) nout;
+	st->cap = (uint32) Max(cap, 1);
+	st->spare = (unsigned char *) folds;
+	st->folded = true;
+}
+
 /* Merges shards (or a tombstone) into the state. */
 static void
 cc_agg_add(MemoryContext aggcontext, CcAggState *st,
@@ -127,6 +177,13 @@ cc_agg_add(MemoryContext aggcontext, CcAggState *st,
 	{
 		st->tombstone = true;
 		st->n = 0;
+		return;
+	}
+	if (st->folded)
+	{
+		cc_folded	in = {shards, n, NULL, 0};
+
+		cc_agg_add_folded(aggcontext, st, &in);
 		return;
 	}
 	if (st->n == 0 && n <= st->cap)
@@ -185,9 +242,21 @@ counter_crdt_merge_agg_trans(PG_FUNCTION_ARGS)
 	}
 	cc_datum_stored(PG_GETARG_DATUM(1), &s);
 	/* the common case: narrow shards, all of whose ids the state holds */
-	if (st != NULL && s.narrow && st->n > 0 && !st->tombstone &&
+	if (st != NULL && s.narrow && st->n > 0 && !st->tombstone && !st->folded &&
 		cc_merge_into_narrow(st->buf, st->n, s.shards, s.n))
 		PG_RETURN_POINTER(st);
+	if (s.nf > 0)
+	{
+		cc_folded	in;
+
+		cc_stored_folded(&s, NULL, &in);	/* never narrow */
+		aggcontext = cc_agg_context(fcinfo);
+		if (st == NULL)
+			st = cc_agg_new(fcinfo, aggcontext, s.n);
+		if (!st->tombstone)
+			cc_agg_add_folded(aggcontext, st, &in);
+		PG_RETURN_POINTER(st);
+	}
 	cc_stored_view(&s, &v, local, CC_READ_LOCAL);
 	aggcontext = cc_agg_context(fcinfo);
 	if (st == NULL)
@@ -213,7 +282,15 @@ counter_crdt_merge_agg_combine(PG_FUNCTION_ARGS)
 	/* The result must live in our aggregate context: copy, never adopt. */
 	if (st1 == NULL)
 		st1 = cc_agg_new(fcinfo, aggcontext, st2->n);
-	cc_agg_add(aggcontext, st1, st2->buf, st2->n, st2->tombstone);
+	if (st2->folded && !st1->tombstone)
+	{
+		cc_folded	in = {st2->buf, st2->n, CC_AGG_FOLDS(st2)->recs,
+		CC_AGG_FOLDS(st2)->nf};
+
+		cc_agg_add_folded(aggcontext, st1, &in);
+	}
+	else
+		cc_agg_add(aggcontext, st1, st2->buf, st2->n, st2->tombstone);
 	PG_RETURN_POINTER(st1);
 }
 
@@ -228,6 +305,13 @@ counter_crdt_merge_agg_final(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 	st = (CcAggState *) PG_GETARG_POINTER(0);
+	if (st->folded && !st->tombstone)
+	{
+		cc_folded	f = {st->buf, st->n, CC_AGG_FOLDS(st)->recs,
+		CC_AGG_FOLDS(st)->nf};
+
+		PG_RETURN_POINTER(cc_make_folded(&f));
+	}
 	result = cc_make(st->n, st->tombstone, &shards);
 	memcpy(shards, st->buf, st->n * CC_SHARD_SIZE);
 	cc_finish(result, st->n);
@@ -243,6 +327,22 @@ counter_crdt_merge_agg_serial(PG_FUNCTION_ARGS)
 	bytea	   *result;
 
 	cc_agg_context(fcinfo);
+	if (st->folded && !st->tombstone)
+	{
+		cc_folded	f = {st->buf, st->n, CC_AGG_FOLDS(st)->recs,
+		CC_AGG_FOLDS(st)->nf};
+
+		size = 1 + CC_STORED_FOLDED_SIZE(f.n, f.nf);
+		if (size > MaxAllocSize - VARHDRSZ)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("counter_crdt aggregate state is too large to pass between processes")));
+		result = palloc(VARHDRSZ + size);
+		((unsigned char *) VARDATA(result))[0] = CC_AGG_SERIAL_FOLDED;
+		SET_VARSIZE(result, VARHDRSZ + 1 +
+					cc_stored_pack_folded((unsigned char *) VARDATA(result) + 1, &f));
+		PG_RETURN_BYTEA_P(result);
+	}
 	if (size > MaxAllocSize - VARHDRSZ)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -274,6 +374,22 @@ counter_crdt_merge_agg_deserial(PG_FUNCTION_ARGS)
 	cc_error	err;
 
 	cc_agg_context(fcinfo);
+	if (len > 0 && data[0] == CC_AGG_SERIAL_FOLDED)
+	{
+		cc_stored	s;
+		cc_folded	f;
+
+		if (cc_stored_open(data + 1, len - 1, &s, &err) != CC_OK)
+			cc_corrupt(&err);
+		cc_stored_folded(&s, NULL, &f);
+		if (s.narrow || s.tombstone ||
+			cc_check_canonical(f.shards, f.n, CC_ERR_BINARY, &err) != CC_OK ||
+			cc_fold_check(&f, CC_ERR_BINARY, &err) != CC_OK)
+			cc_corrupt(&err);
+		st = cc_agg_new_in(CurrentMemoryContext, NULL, 0);
+		cc_agg_add_folded(CurrentMemoryContext, st, &f);
+		PG_RETURN_POINTER(st);
+	}
 	if (cc_decode_header(data, len, &n, &tombstone, &err) != CC_OK)
 		cc_report(&err, NULL);
 	st = cc_agg_new_in(CurrentMemoryContext, NULL, n);

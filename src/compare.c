@@ -7,8 +7,9 @@
  * = holds between equal states, and equal states hash alike.  The order is
  * cc_compare()'s: live counters by their exact value (also one that leaves
  * bigint), tombstones after them all, and counters of equal value by their
- * shards, so that two counters are equal in it exactly when = says so.  A
- * comparison never fails.
+ * shards, then by their fold records (cc_fold_compare()), so that two
+ * counters are equal in it exactly when = says so.  A comparison never
+ * fails.
  */
 #include "counter_crdt.h"
 
@@ -27,8 +28,16 @@ cc_datum_equal(FunctionCallInfo fcinfo)
 
 	cc_read_open(PG_GETARG_DATUM(0), &a);
 	cc_read_open(PG_GETARG_DATUM(1), &b);
-	equal = cc_equal(a.v.shards, a.v.n, a.v.tombstone,
-					 b.v.shards, b.v.n, b.v.tombstone);
+	if (a.nf == 0 && b.nf == 0)
+		equal = cc_equal(a.v.shards, a.v.n, a.v.tombstone,
+						 b.v.shards, b.v.n, b.v.tombstone);
+	else
+	{
+		cc_folded	fa = cc_read_folded(&a),
+					fb = cc_read_folded(&b);
+
+		equal = cc_fold_compare(&fa, a.v.tombstone, &fb, b.v.tombstone) == 0;
+	}
 	cc_read_close(&a);
 	cc_read_close(&b);
 	return equal;
@@ -49,8 +58,9 @@ counter_crdt_ne(PG_FUNCTION_ARGS)
 }
 
 /*
- * Hashes agree with equality: equal states have identical shard bytes, and
- * a tombstone hashes apart from the empty live counter.
+ * Hashes agree with equality: equal states have identical shard bytes (and
+ * record bytes, hashed after them when there are records), and a tombstone
+ * hashes apart from the empty live counter.
  */
 #define CC_TOMBSTONE_HASH_KEY 0x746f6d62
 
@@ -66,6 +76,10 @@ counter_crdt_hash(PG_FUNCTION_ARGS)
 		h = hash_uint32(CC_TOMBSTONE_HASH_KEY);
 	else
 		h = hash_any(r.v.shards, (int) (r.v.n * CC_SHARD_SIZE));
+	if (r.nf > 0)
+		h = UInt32GetDatum(hash_combine(DatumGetUInt32(h),
+										DatumGetUInt32(hash_any(r.folds,
+																(int) (r.nf * CC_FOLD_SIZE)))));
 	cc_read_close(&r);
 	return h;
 }
@@ -83,6 +97,11 @@ counter_crdt_hash_extended(PG_FUNCTION_ARGS)
 		h = hash_uint32_extended(CC_TOMBSTONE_HASH_KEY, seed);
 	else
 		h = hash_any_extended(r.v.shards, (int) (r.v.n * CC_SHARD_SIZE), seed);
+	if (r.nf > 0)
+		h = UInt64GetDatum(hash_combine64(DatumGetUInt64(h),
+										  DatumGetUInt64(hash_any_extended(r.folds,
+																		   (int) (r.nf * CC_FOLD_SIZE),
+																		   seed))));
 	cc_read_close(&r);
 	return h;
 }
@@ -100,8 +119,16 @@ cc_compare_datums(Datum a, Datum b)
 
 	cc_read_open(a, &ra);
 	cc_read_open(b, &rb);
-	c = cc_compare(ra.v.shards, ra.v.n, ra.v.tombstone,
-				   rb.v.shards, rb.v.n, rb.v.tombstone);
+	if (ra.nf == 0 && rb.nf == 0)
+		c = cc_compare(ra.v.shards, ra.v.n, ra.v.tombstone,
+					   rb.v.shards, rb.v.n, rb.v.tombstone);
+	else
+	{
+		cc_folded	fa = cc_read_folded(&ra),
+					fb = cc_read_folded(&rb);
+
+		c = cc_fold_compare(&fa, ra.v.tombstone, &fb, rb.v.tombstone);
+	}
 	cc_read_close(&ra);
 	cc_read_close(&rb);
 	return c;

@@ -20,17 +20,10 @@ cc_corrupt(const cc_error *err)
  * so, else widened into buf when they fit its capacity (in shards), else
  * into memory of the current context.
  */
-void
-cc_stored_view(const cc_stored *s, cc_view *v, unsigned char *buf,
-			   size_t capacity)
+static void
+cc_stored_view_any(const cc_stored *s, cc_view *v, unsigned char *buf,
+				   size_t capacity)
 {
-	/*
-	 * A view has no room for fold records: a function that takes values
-	 * with records reads them with cc_datum_folded(), and one that does not
-	 * must not drop them.
-	 */
-	if (s->nf > 0)
-		elog(ERROR, "counter_crdt value with fold records read as shards only");
 	v->tombstone = s->tombstone;
 	v->n = s->n;
 	if (!s->narrow)
@@ -44,6 +37,20 @@ cc_stored_view(const cc_stored *s, cc_view *v, unsigned char *buf,
 	}
 }
 
+/*
+ * A view has no room for fold records: a function that takes values with
+ * records reads them with cc_datum_folded() or cc_read_open(), and one that
+ * does not must not drop them.
+ */
+void
+cc_stored_view(const cc_stored *s, cc_view *v, unsigned char *buf,
+			   size_t capacity)
+{
+	if (s->nf > 0)
+		elog(ERROR, "counter_crdt value with fold records read as shards only");
+	cc_stored_view_any(s, v, buf, capacity);
+}
+
 void
 cc_read_open(Datum d, CcRead *r)
 {
@@ -51,7 +58,9 @@ cc_read_open(Datum d, CcRead *r)
 	struct varlena *p = cc_datum_stored(d, &s);
 
 	r->detoasted = (Pointer) p != DatumGetPointer(d) ? p : NULL;
-	cc_stored_view(&s, &r->v, r->local, CC_READ_LOCAL);
+	r->folds = s.folds;
+	r->nf = s.nf;
+	cc_stored_view_any(&s, &r->v, r->local, CC_READ_LOCAL);
 	r->widened = s.narrow && s.n > CC_READ_LOCAL ?
 		(unsigned char *) r->v.shards : NULL;
 }
@@ -177,6 +186,15 @@ cc_datum_folded(Datum d, cc_folded *out)
 	cc_datum_stored(d, &s);
 	cc_stored_folded(&s, s.narrow ? palloc(s.n * CC_SHARD_SIZE) : NULL, out);
 	return s.tombstone;
+}
+
+/* The folded state of a value read by cc_read_open(). */
+cc_folded
+cc_read_folded(const CcRead *r)
+{
+	cc_folded	f = {r->v.shards, r->v.n, r->folds, r->nf};
+
+	return f;
 }
 
 /* A new value holding a folded state (no tombstone). */

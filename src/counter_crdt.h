@@ -63,7 +63,8 @@ cc_prefetch_value(const unsigned char *data, size_t len)
 }
 
 /*
- * A value read for a comparison, an equality or a hash, which may run many
+ * A value read for a comparison, an equality, a hash or a merge (its
+ * records too: every caller handles them), which may run many
  * times in one memory context (a sort, an index build, a hash join): the
  * shards of up to CC_READ_LOCAL narrow ones widened on the stack, and
  * cc_read_close() frees whatever reading allocated.  The merge aggregate
@@ -72,7 +73,9 @@ cc_prefetch_value(const unsigned char *data, size_t len)
 #define CC_READ_LOCAL 8
 typedef struct CcRead
 {
-	cc_view		v;
+	cc_view		v;				/* the shards */
+	const unsigned char *folds;	/* fold records (cc_fold.h), where they lie */
+	size_t		nf;
 	struct varlena *detoasted;	/* a copy made by detoasting, or NULL */
 	unsigned char *widened;		/* widened shards in memory, or NULL */
 	unsigned char local[CC_READ_LOCAL * CC_SHARD_SIZE];
@@ -88,6 +91,7 @@ extern struct varlena *cc_make(size_t capacity, bool tombstone,
 extern void cc_finish(struct varlena *result, size_t n);
 extern void cc_check_count(size_t n);
 extern bool cc_datum_folded(Datum d, cc_folded *out);
+extern cc_folded cc_read_folded(const CcRead *r);
 extern struct varlena *cc_make_folded(const cc_folded *f);
 extern CC_NORETURN void cc_report(const cc_error *err, const char *input) CC_NORETURN_AFTER;
 extern CC_NORETURN void cc_corrupt(const cc_error *err) CC_NORETURN_AFTER;

@@ -63,6 +63,23 @@ cc_apply(FunctionCallInfo fcinfo, const uint8_t *writer, bool subtract)
 	cc_arg_stored(fcinfo, &s);
 	if (s.tombstone)
 		PG_RETURN_DATUM(PointerGetDatum(DatumGetCounterCrdtP(PG_GETARG_DATUM(0))));
+	if (s.nf > 0)
+	{
+		cc_folded	f,
+					out;
+		unsigned char *shards;
+
+		cc_stored_folded(&s, NULL, &f);
+		cc_check_count(f.n + 1);
+		shards = palloc((f.n + 1) * CC_SHARD_SIZE);
+		if (cc_fold_increment(&f, writer, delta, subtract, shards, &out.n,
+							  &err) != CC_OK)
+			cc_report(&err, NULL);
+		out.shards = shards;
+		out.folds = f.folds;
+		out.nf = f.nf;
+		PG_RETURN_POINTER(cc_make_folded(&out));
+	}
 
 	result = cc_room(s.n + 1);
 	if (cc_increment_stored(&s, writer, delta, subtract,
@@ -120,6 +137,26 @@ counter_crdt_increment_at(PG_FUNCTION_ARGS)
 					 errmsg("counter_crdt %s must not be null", names[i])));
 
 	cc_arg_stored(fcinfo, &s);
+	if (s.nf > 0)
+	{
+		cc_folded	f,
+					out;
+		unsigned char *shards;
+
+		cc_stored_folded(&s, NULL, &f);
+		cc_check_count(f.n + 1);
+		shards = palloc((f.n + 1) * CC_SHARD_SIZE);
+		if (cc_fold_increment_at(&f, PG_GETARG_UUID_P(2)->data,
+								 PG_GETARG_INT64(1), PG_GETARG_INT64(3),
+								 shards, &out.n, &applied, &err) != CC_OK)
+			cc_report(&err, NULL);
+		if (!applied)
+			PG_RETURN_DATUM(PointerGetDatum(DatumGetCounterCrdtP(PG_GETARG_DATUM(0))));
+		out.shards = shards;
+		out.folds = f.folds;
+		out.nf = f.nf;
+		PG_RETURN_POINTER(cc_make_folded(&out));
+	}
 
 	/* A tombstone is not applied to, but the core still checks the clock. */
 	result = cc_room(s.n + 1);

@@ -72,10 +72,10 @@ counter_crdt_delete_as_tombstone(PG_FUNCTION_ARGS)
 			all_tombstones = false;
 		else
 		{
-			cc_view		v;
+			cc_stored	st;
 
-			cc_datum_view(d, &v);
-			all_tombstones &= v.tombstone;
+			cc_datum_stored(d, &st);
+			all_tombstones &= st.tombstone;
 		}
 		appendStringInfo(&sql, "%s%s = 'tombstone'", first ? "" : ", ",
 						 quote_identifier(NameStr(att->attname)));

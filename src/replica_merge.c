@@ -109,7 +109,7 @@ cc_merge_column(Relation rel, const CcTableInfo *info, HeapTuple keytup,
 	lp = PointerGetDatum(DatumGetCounterCrdtP(local));
 	cc_read_open(lp, &rl);
 	cc_check_own_id_views(rel, info, keytup, attno, &rl.v, &ri.v);
-	merged = cc_merge_reads(lp, &rl.v, ip, &ri.v, &kind);
+	merged = cc_merge_reads(lp, &rl, ip, &ri, &kind);
 	cc_read_close(&rl);
 	cc_read_close(&ri);
 	if (kind == CC_MERGE_TAKE_A)

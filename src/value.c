@@ -73,7 +73,8 @@ counter_crdt_shards(PG_FUNCTION_ARGS)
 	{
 		MemoryContext oldcontext;
 		TupleDesc	tupdesc;
-		cc_view		src;
+		cc_folded	src;
+		bool		tombstone;
 		unsigned char *copy;
 
 		funcctx = SRF_FIRSTCALL_INIT();
@@ -82,13 +83,14 @@ counter_crdt_shards(PG_FUNCTION_ARGS)
 			elog(ERROR, "return type must be a row type");
 		funcctx->tuple_desc = BlessTupleDesc(tupdesc);
 
-		cc_datum_view(PG_GETARG_DATUM(0), &src);
+		/* the shards only: fold records are counter_crdt_folds()'s */
+		tombstone = cc_datum_folded(PG_GETARG_DATUM(0), &src);
 		v = palloc(sizeof(cc_view));
 		copy = palloc(src.n * CC_SHARD_SIZE + 1);
 		memcpy(copy, src.shards, src.n * CC_SHARD_SIZE);
 		v->shards = copy;
 		v->n = src.n;
-		v->tombstone = src.tombstone;
+		v->tombstone = tombstone;
 		funcctx->user_fctx = v;
 		funcctx->max_calls = v->n;
 		MemoryContextSwitchTo(oldcontext);
@@ -130,16 +132,58 @@ counter_crdt_writers(PG_FUNCTION_ARGS)
 }
 
 /*
- * merge(a, b) of two detoasted values already read into views: a or b
- * itself when it holds the merge (*kind says which), else a new value.
+ * merge(a, b) of folded states, not tombstones: a or b when it holds the
+ * merge, else a new value.
+ */
+static Datum
+cc_merge_folded(Datum a, const cc_folded *fa, Datum b, const cc_folded *fb,
+				cc_merge_kind *kind)
+{
+	cc_folded	m;
+	unsigned char *shards,
+			   *folds;
+
+	cc_check_count(fa->n + fb->n);
+	cc_check_count(2 * (fa->nf + fb->nf));
+	shards = palloc(Max(fa->n + fb->n, 1) * CC_SHARD_SIZE);
+	folds = palloc(Max(fa->nf + fb->nf, 1) * CC_FOLD_SIZE);
+	cc_fold_merge(fa, fb, shards, &m.n, folds, &m.nf);
+	m.shards = shards;
+	m.folds = folds;
+	if (cc_fold_compare(&m, false, fa, false) == 0)
+		*kind = CC_MERGE_TAKE_A;
+	else if (cc_fold_compare(&m, false, fb, false) == 0)
+		*kind = CC_MERGE_TAKE_B;
+	else
+	{
+		*kind = CC_MERGE_BUILD;
+		return PointerGetDatum(cc_make_folded(&m));
+	}
+	pfree(shards);
+	pfree(folds);
+	return *kind == CC_MERGE_TAKE_A ? a : b;
+}
+
+/*
+ * merge(a, b) of two detoasted values already read: a or b itself when it
+ * holds the merge (*kind says which), else a new value.
  */
 Datum
-cc_merge_reads(Datum a, const cc_view *va, Datum b, const cc_view *vb,
+cc_merge_reads(Datum a, const CcRead *ra, Datum b, const CcRead *rb,
 			   cc_merge_kind *kind)
 {
 	unsigned char *shards;
 	struct varlena *merged;
+	const cc_view *va = &ra->v,
+			   *vb = &rb->v;
 
+	if ((ra->nf > 0 || rb->nf > 0) && !va->tombstone && !vb->tombstone)
+	{
+		cc_folded	fa = cc_read_folded(ra),
+					fb = cc_read_folded(rb);
+
+		return cc_merge_folded(a, &fa, b, &fb, kind);
+	}
 	*kind = cc_merge_plan(va, vb);
 	if (*kind == CC_MERGE_TAKE_A)
 		return a;
@@ -167,7 +211,7 @@ cc_merge_datums(Datum a, Datum b, cc_merge_kind *kind)
 	/* read in place, narrow shards widened on the stack */
 	cc_read_open(da, &ra);
 	cc_read_open(db, &rb);
-	result = cc_merge_reads(da, &ra.v, db, &rb.v, kind);
+	result = cc_merge_reads(da, &ra, db, &rb, kind);
 	cc_read_close(&ra);
 	cc_read_close(&rb);
 	return result;
@@ -193,6 +237,27 @@ counter_crdt_merge(PG_FUNCTION_ARGS)
 	PG_RETURN_DATUM(cc_merge_datums(PG_GETARG_DATUM(0), PG_GETARG_DATUM(1), &kind));
 }
 
+/* difference(a, b) of live values of which one has fold records. */
+static Datum
+cc_difference_folded(FunctionCallInfo fcinfo)
+{
+	cc_folded	a,
+				b,
+				d;
+	unsigned char *shards,
+			   *folds;
+
+	cc_datum_folded(PG_GETARG_DATUM(0), &a);
+	cc_datum_folded(PG_GETARG_DATUM(1), &b);
+	shards = palloc(Max(a.n, 1) * CC_SHARD_SIZE);
+	folds = palloc(Max(a.nf, 1) * CC_FOLD_SIZE);
+	if (cc_fold_difference(&a, &b, shards, &d.n, folds, &d.nf) == CC_DIFF_NONE)
+		PG_RETURN_NULL();
+	d.shards = shards;
+	d.folds = folds;
+	PG_RETURN_POINTER(cc_make_folded(&d));
+}
+
 /*
  * difference(a, b), what a repair ships to a server that holds b: NULL when a
  * adds nothing to b, else the shards of a that win over b's, or a itself when
@@ -213,6 +278,15 @@ counter_crdt_difference(PG_FUNCTION_ARGS)
 		PG_RETURN_NULL();
 	if (PG_ARGISNULL(1))
 		PG_RETURN_POINTER(DatumGetCounterCrdtP(PG_GETARG_DATUM(0)));
+	{
+		cc_stored	sa,
+					sb;
+
+		cc_datum_stored(PG_GETARG_DATUM(0), &sa);
+		cc_datum_stored(PG_GETARG_DATUM(1), &sb);
+		if ((sa.nf > 0 || sb.nf > 0) && !sa.tombstone && !sb.tombstone)
+			return cc_difference_folded(fcinfo);
+	}
 	cc_datum_view(PG_GETARG_DATUM(0), &a);
 	cc_datum_view(PG_GETARG_DATUM(1), &b);
 	result = cc_make(a.n, false, &shards);

@@ -1,0 +1,193 @@
+/* counter_crdt--1.4--1.5.sql */
+
+-- complain if script is sourced in psql, rather than via ALTER EXTENSION
+\echo Use "ALTER EXTENSION counter_crdt UPDATE TO '1.5'" to load this file. \quit
+
+--
+-- Version 1.5: retiring writers (issue 24).  A retired writer's count is
+-- folded into a live writer's shard; fold records in the value keep every
+-- total exact whatever copy arrives late, and are forgotten once the fold
+-- is finished everywhere.  doc/retiring-writers.md has the steps.  Values
+-- of 1.0 to 1.4 are read and merged as they are; a value gets records only
+-- when a fold touches it.
+--
+
+-- The fold of one counter, run as a leader update inside an UPDATE: the
+-- target is this server's writer id (counter_crdt_node_id()), or the given
+-- one for writers that are not servers.  Stable: the default target is a
+-- setting.  Not strict: a NULL counter stays NULL.
+CREATE FUNCTION @extschema@.counter_crdt_fold(c @extschema@.counter_crdt, retired uuid)
+RETURNS @extschema@.counter_crdt
+AS 'MODULE_PATHNAME', 'counter_crdt_fold'
+LANGUAGE C STABLE PARALLEL SAFE;
+
+CREATE FUNCTION @extschema@.counter_crdt_fold(c @extschema@.counter_crdt, retired uuid, target uuid)
+RETURNS @extschema@.counter_crdt
+AS 'MODULE_PATHNAME', 'counter_crdt_fold'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION @extschema@.counter_crdt_forget(c @extschema@.counter_crdt, retired uuid)
+RETURNS @extschema@.counter_crdt
+AS 'MODULE_PATHNAME', 'counter_crdt_forget'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION @extschema@.counter_crdt_strip(c @extschema@.counter_crdt, retired uuid)
+RETURNS @extschema@.counter_crdt
+AS 'MODULE_PATHNAME', 'counter_crdt_strip'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION @extschema@.counter_crdt_fold_pending(c @extschema@.counter_crdt, retired uuid)
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_fold_pending'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION @extschema@.counter_crdt_folds(c @extschema@.counter_crdt,
+	OUT retired uuid, OUT target uuid, OUT tclock bigint, OUT aclock bigint,
+	OUT avalue bigint, OUT absorbed bigint)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'counter_crdt_folds'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 2;
+
+COMMENT ON FUNCTION @extschema@.counter_crdt_fold(@extschema@.counter_crdt, uuid) IS
+'the counter with the retired writer''s count moved into this server''s shard (a leader update: run it in an UPDATE, on this server only)';
+COMMENT ON FUNCTION @extschema@.counter_crdt_fold(@extschema@.counter_crdt, uuid, uuid) IS
+'the counter with the retired writer''s count moved into the target writer''s shard (run only where the target writes)';
+COMMENT ON FUNCTION @extschema@.counter_crdt_forget(@extschema@.counter_crdt, uuid) IS
+'the counter without the records of a finished fold of the retired writer; an error while the fold is not finished';
+COMMENT ON FUNCTION @extschema@.counter_crdt_strip(@extschema@.counter_crdt, uuid) IS
+'the counter without anything of the retired writer: for a copy from before a fold that was forgotten since';
+COMMENT ON FUNCTION @extschema@.counter_crdt_fold_pending(@extschema@.counter_crdt, uuid) IS
+'whether the counter still holds a shard of the retired writer, or a count of it that no live writer holds';
+COMMENT ON FUNCTION @extschema@.counter_crdt_folds(@extschema@.counter_crdt) IS
+'the fold records of the counter: which retired writer''s count which target holds';
+
+-- The counter columns of tables (partitioned tables rather than their
+-- partitions, whose rows an UPDATE of the parent reaches; no foreign
+-- tables: a fold runs on the server that holds the rows; no temporary
+-- tables of other sessions), or of one table.
+CREATE FUNCTION @extschema@.counter_crdt_columns(only_table regclass)
+RETURNS TABLE (table_name regclass, column_name name)
+LANGUAGE sql STABLE
+AS $$
+	SELECT c.oid::pg_catalog.regclass, a.attname
+	  FROM pg_catalog.pg_attribute a
+	  JOIN pg_catalog.pg_class c ON c.oid = a.attrelid
+	 WHERE a.atttypid = '@extschema@.counter_crdt'::pg_catalog.regtype
+	   AND a.attnum > 0 AND NOT a.attisdropped
+	   AND c.relkind OPERATOR(pg_catalog.=) ANY ('{r,p}'::"char"[])
+	   AND (c.relpersistence OPERATOR(pg_catalog.<>) 't'
+	        OR c.relnamespace OPERATOR(pg_catalog.=) pg_catalog.pg_my_temp_schema())
+	   AND CASE WHEN only_table IS NULL THEN NOT c.relispartition
+	            ELSE c.oid OPERATOR(pg_catalog.=) only_table END
+	 ORDER BY c.oid::pg_catalog.regclass::pg_catalog.text, a.attnum
+$$;
+
+COMMENT ON FUNCTION @extschema@.counter_crdt_columns(regclass) IS
+'the counter_crdt columns of every table (NULL) or of one table';
+
+-- Folds the retired writer into this server's writer id in every counter of
+-- one table or of all tables, as the calling role (which needs UPDATE on
+-- them).  Only rows that change are updated (NULL counters are left as
+-- they are); run again, it updates none.
+CREATE FUNCTION @extschema@.counter_crdt_fold_writer(retired uuid, only_table regclass DEFAULT NULL)
+RETURNS TABLE (table_name regclass, column_name name, counters bigint)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	col record;
+BEGIN
+	IF retired IS NULL THEN
+		RAISE EXCEPTION 'counter_crdt retired writer id must not be null'
+			USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	IF retired = @extschema@.counter_crdt_node_id() THEN
+		RAISE EXCEPTION 'counter_crdt cannot fold this server''s own writer id into itself'
+			USING ERRCODE = 'invalid_parameter_value',
+			      HINT = 'Run the fold on a server that goes on writing.';
+	END IF;
+	FOR col IN SELECT * FROM @extschema@.counter_crdt_columns(only_table) LOOP
+		EXECUTE format('UPDATE %s SET %I = @extschema@.counter_crdt_fold(%I, $1) '
+					   'WHERE NOT (@extschema@.counter_crdt_fold(%I, $1) OPERATOR(@extschema@.=) %I)',
+					   col.table_name, col.column_name, col.column_name,
+					   col.column_name, col.column_name)
+			USING retired;
+		table_name := col.table_name;
+		column_name := col.column_name;
+		GET DIAGNOSTICS counters = ROW_COUNT;
+		RETURN NEXT;
+	END LOOP;
+END
+$$;
+
+COMMENT ON FUNCTION @extschema@.counter_crdt_fold_writer(uuid, regclass) IS
+'folds the retired writer into this server''s writer id in every counter of a table (or of all tables); returns the counters changed per column';
+
+-- Drops the records of a finished fold in every counter of one table or of
+-- all tables; an error (and nothing changed) where it is not finished.
+CREATE FUNCTION @extschema@.counter_crdt_forget_writer(retired uuid, only_table regclass DEFAULT NULL)
+RETURNS TABLE (table_name regclass, column_name name, counters bigint)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	col record;
+BEGIN
+	IF retired IS NULL THEN
+		RAISE EXCEPTION 'counter_crdt retired writer id must not be null'
+			USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	FOR col IN SELECT * FROM @extschema@.counter_crdt_columns(only_table) LOOP
+		EXECUTE format('UPDATE %s SET %I = @extschema@.counter_crdt_forget(%I, $1) '
+					   'WHERE NOT (@extschema@.counter_crdt_forget(%I, $1) OPERATOR(@extschema@.=) %I)',
+					   col.table_name, col.column_name, col.column_name,
+					   col.column_name, col.column_name)
+			USING retired;
+		table_name := col.table_name;
+		column_name := col.column_name;
+		GET DIAGNOSTICS counters = ROW_COUNT;
+		RETURN NEXT;
+	END LOOP;
+END
+$$;
+
+COMMENT ON FUNCTION @extschema@.counter_crdt_forget_writer(uuid, regclass) IS
+'drops the records of the retired writer''s finished fold from every counter of a table (or of all tables); an error where a fold is not finished';
+
+-- The writers of the counters of one table or of all tables, as this server
+-- sees them: per column and writer id, how many counters carry a shard of
+-- it and the highest clock among them; whether it is this server's id;
+-- how many counters have folded it (records naming it as retired) and in
+-- how many a fold of it is pending.  A full scan of every table it reads.
+CREATE FUNCTION @extschema@.counter_crdt_writer_report(only_table regclass DEFAULT NULL)
+RETURNS TABLE (table_name regclass, column_name name, writer uuid,
+	counters bigint, max_clock bigint, this_server boolean,
+	folded bigint, pending bigint)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	col record;
+BEGIN
+	FOR col IN SELECT * FROM @extschema@.counter_crdt_columns(only_table) LOOP
+		RETURN QUERY EXECUTE format(
+			'WITH w AS ('
+			'  SELECT s.id AS writer, count(*) AS counters, max(s.clock) AS max_clock'
+			'    FROM %1$s t, @extschema@.counter_crdt_shards(t.%2$I) s GROUP BY s.id),'
+			' f AS ('
+			'  SELECT x.retired AS writer, count(DISTINCT (t.tableoid, t.ctid)) AS folded,'
+			'         count(DISTINCT (t.tableoid, t.ctid)) FILTER (WHERE @extschema@.counter_crdt_fold_pending(t.%2$I, x.retired)) AS pending'
+			'    FROM %1$s t, @extschema@.counter_crdt_folds(t.%2$I) x GROUP BY x.retired)'
+			' SELECT $1, $2, coalesce(w.writer, f.writer), coalesce(w.counters, 0),'
+			'        w.max_clock, coalesce(w.writer, f.writer) = @extschema@.counter_crdt_node_id(),'
+			'        coalesce(f.folded, 0), coalesce(f.pending, 0)'
+			'   FROM w FULL JOIN f ON f.writer = w.writer'
+			'  ORDER BY 3',
+			col.table_name, col.column_name)
+			USING col.table_name, col.column_name;
+	END LOOP;
+END
+$$;
+
+COMMENT ON FUNCTION @extschema@.counter_crdt_writer_report(regclass) IS
+'per counter column and writer id: counters carrying it, its highest clock, whether it is this server''s id, counters that folded it and where the fold is pending (a full scan)';

@@ -1,0 +1,169 @@
+--
+-- Retiring writers (issue 24): folds, their records, forgetting.
+-- A = 8000..., B = 7fff... (this server's id below), C = ff...
+--
+SET counter_crdt.node_id = '7fffffff-ffff-ffff-ffff-ffffffffffff';
+\set A '80000000-0000-0000-0000-000000000000'
+\set B '7fffffff-ffff-ffff-ffff-ffffffffffff'
+\set C 'ffffffff-ffff-ffff-ffff-ffffffffffff'
+CREATE TEMP TABLE v (name text PRIMARY KEY, c counter_crdt);
+INSERT INTO v VALUES
+  ('before', '{80000000-0000-0000-0000-000000000000:5:100, 7fffffff-ffff-ffff-ffff-ffffffffffff:3:10}'),
+  ('late', '{80000000-0000-0000-0000-000000000000:6:107, 7fffffff-ffff-ffff-ffff-ffffffffffff:3:10}');
+INSERT INTO v SELECT 'folded', counter_crdt_fold(c, :'A') FROM v WHERE name = 'before';
+
+-- A's 100 now in B's shard (clock 3 -> 4); one writer, one record; 110 kept
+SELECT c::bigint, counter_crdt_writers(c) FROM v WHERE name = 'folded';
+SELECT s.* FROM v, counter_crdt_shards(v.c) s WHERE name = 'folded';
+SELECT f.* FROM v, counter_crdt_folds(v.c) f WHERE name = 'folded';
+SELECT count(*) FROM v, counter_crdt_folds(v.c) f WHERE name = 'before';
+
+-- run twice: nothing changes
+SELECT counter_crdt_fold(c, :'A') = c AS same FROM v WHERE name = 'folded';
+
+-- a copy from before the fold merges into the same total, either way round
+SELECT counter_crdt_merge(f.c, b.c)::bigint AS fb, counter_crdt_merge(b.c, f.c)::bigint AS bf,
+       counter_crdt_merge(f.c, b.c) = counter_crdt_merge(b.c, f.c) AS same_state,
+       counter_crdt_merge(f.c, b.c) = f.c AS adds_nothing
+  FROM v f, v b WHERE f.name = 'folded' AND b.name = 'before';
+SELECT counter_crdt_merge_agg(c)::bigint
+  FROM (SELECT c FROM v WHERE name IN ('folded', 'before') UNION ALL
+        SELECT c FROM v WHERE name = 'folded') s;
+SELECT counter_crdt_merge_agg(c ORDER BY name DESC)::bigint AS agg_other_order
+  FROM v WHERE name IN ('folded', 'before');
+
+-- A wrote 7 more before it heard of the fold: counted once; folding again takes it
+SELECT counter_crdt_merge(f.c, l.c)::bigint AS with_late,
+       counter_crdt_fold_pending(counter_crdt_merge(f.c, l.c), :'A') AS pending,
+       counter_crdt_fold(counter_crdt_merge(f.c, l.c), :'A')::bigint AS refolded,
+       counter_crdt_fold_pending(counter_crdt_fold(counter_crdt_merge(f.c, l.c), :'A'), :'A') AS still_pending
+  FROM v f, v l WHERE f.name = 'folded' AND l.name = 'late';
+SELECT s.* FROM v f, v l,
+       counter_crdt_shards(counter_crdt_fold(counter_crdt_merge(f.c, l.c), :'A')) s
+ WHERE f.name = 'folded' AND l.name = 'late';
+
+-- a folded writer cannot write again; others can, and the records stay
+\set VERBOSITY sqlstate
+SELECT counter_crdt_increment(c, 1, :'A') FROM v WHERE name = 'folded';
+SELECT counter_crdt_increment(c, 1, :'A', 9) FROM v WHERE name = 'folded';
+\set VERBOSITY default
+SELECT counter_crdt_increment(c, 1, :'A') FROM v WHERE name = 'folded';
+SELECT (c + 5)::bigint AS plus, (c - 5)::bigint AS minus,
+       (SELECT count(*) FROM counter_crdt_folds(c + 5)) AS records,
+       counter_crdt_increment(c, 2, :'C', 1)::bigint AS exactly_once,
+       counter_crdt_increment(counter_crdt_increment(c, 2, :'C', 1), 2, :'C', 1)::bigint AS replayed
+  FROM v WHERE name = 'folded';
+
+-- difference ships the records: merging it into the old copy gives the fold
+SELECT counter_crdt_merge(b.c, counter_crdt_difference(f.c, b.c)) = counter_crdt_merge(f.c, b.c) AS law,
+       counter_crdt_difference(b.c, f.c) IS NULL AS old_adds_nothing,
+       (SELECT count(*) FROM counter_crdt_folds(counter_crdt_difference(f.c, b.c))) AS records_shipped
+  FROM v f, v b WHERE f.name = 'folded' AND b.name = 'before';
+
+-- equality, hashing and order see the records
+SELECT count(DISTINCT c) AS distinct_states,
+       count(DISTINCT c::bigint) AS distinct_totals
+  FROM (SELECT c FROM v WHERE name = 'folded' UNION ALL
+        SELECT counter_crdt_forget(c, :'A') FROM v WHERE name = 'folded' UNION ALL
+        SELECT c FROM v WHERE name = 'folded') s;
+SELECT name, c::bigint FROM v ORDER BY c, name;
+SELECT counter_crdt_digest(c) <> counter_crdt_digest(counter_crdt_forget(c, :'A')) AS digest_sees_records
+  FROM v WHERE name = 'folded';
+
+-- forgetting a finished fold: the total stays, the records go
+SELECT counter_crdt_forget(c, :'A')::bigint AS total,
+       (SELECT count(*) FROM counter_crdt_folds(counter_crdt_forget(c, :'A'))) AS records,
+       counter_crdt_forget(c, :'A') = counter_crdt_forget(counter_crdt_forget(c, :'A'), :'A') AS idempotent
+  FROM v WHERE name = 'folded';
+-- an unfinished one cannot be forgotten
+\set VERBOSITY sqlstate
+SELECT counter_crdt_forget(counter_crdt_merge(f.c, l.c), :'A')
+  FROM v f, v l WHERE f.name = 'folded' AND l.name = 'late';
+\set VERBOSITY default
+SELECT counter_crdt_forget(counter_crdt_merge(f.c, l.c), :'A')
+  FROM v f, v l WHERE f.name = 'folded' AND l.name = 'late';
+-- after forgetting, an old copy counts A again unless stripped first
+SELECT counter_crdt_merge(counter_crdt_forget(f.c, :'A'), b.c)::bigint AS unstripped,
+       counter_crdt_merge(counter_crdt_forget(f.c, :'A'), counter_crdt_strip(b.c, :'A'))::bigint AS stripped
+  FROM v f, v b WHERE f.name = 'folded' AND b.name = 'before';
+
+-- two servers fold A at once (into B and into C): the total stays exact;
+-- C, not the holder (B has the lower id), gives back when it runs again
+CREATE TEMP TABLE two AS
+  SELECT counter_crdt_merge(counter_crdt_fold(c, :'A'),
+                            counter_crdt_fold(c, :'A', :'C')) AS c
+    FROM v WHERE name = 'before';
+SELECT c::bigint, counter_crdt_fold_pending(c, :'A') AS pending,
+       (SELECT count(*) FROM counter_crdt_folds(c)) AS records FROM two;
+SELECT counter_crdt_fold(c, :'A', :'C')::bigint AS given_back,
+       counter_crdt_fold_pending(counter_crdt_fold(c, :'A', :'C'), :'A') AS pending,
+       counter_crdt_fold(c, :'A') = c AS holder_has_nothing_to_do
+  FROM two;
+
+DROP TABLE two;
+
+-- arguments
+\set VERBOSITY sqlstate
+SELECT counter_crdt_fold(c, :'A', :'A') FROM v WHERE name = 'before';
+SELECT counter_crdt_fold(c, :'B', :'A') FROM v WHERE name = 'folded';
+SELECT counter_crdt_fold(c, NULL) FROM v WHERE name = 'before';
+SELECT counter_crdt_fold(c, :'A', NULL) FROM v WHERE name = 'before';
+\set VERBOSITY default
+SELECT counter_crdt_fold(c, :'A', :'A') FROM v WHERE name = 'before';
+SELECT counter_crdt_fold(c, :'B', :'A') FROM v WHERE name = 'folded';
+SELECT counter_crdt_fold(NULL, :'A') IS NULL AS null_stays,
+       counter_crdt_fold('tombstone', :'A') = 'tombstone' AS tombstone_stays,
+       counter_crdt_fold('{}', :'A') = '{}' AS unknown_writer,
+       counter_crdt_forget(NULL, :'A') IS NULL AS forget_null,
+       counter_crdt_strip('tombstone', :'A') = 'tombstone' AS strip_tombstone,
+       counter_crdt_fold_pending(NULL, :'A') AS pending_null;
+
+-- whole tables: a plain one with an identity key, a partitioned one
+CREATE TABLE fold_plain (id int GENERATED ALWAYS AS IDENTITY PRIMARY KEY, hits counter_crdt, misses counter_crdt);
+INSERT INTO fold_plain (hits, misses)
+  SELECT format('{%s:%s:%s, %s:1:1}', :'A', g, g * 10, :'B')::counter_crdt,
+         CASE WHEN g % 2 = 0 THEN format('{%s:1:%s}', :'A', g)::counter_crdt END
+    FROM generate_series(1, 6) g;
+CREATE TABLE fold_parts (id int PRIMARY KEY, c counter_crdt) PARTITION BY RANGE (id);
+CREATE TABLE fold_parts_1 PARTITION OF fold_parts FOR VALUES FROM (0) TO (10);
+CREATE TABLE fold_parts_2 PARTITION OF fold_parts FOR VALUES FROM (10) TO (20);
+INSERT INTO fold_parts SELECT g, format('{%s:2:%s}', :'A', g)::counter_crdt FROM generate_series(5, 14) g;
+CREATE TEMP TABLE sums AS
+  SELECT (SELECT sum(hits::bigint) FROM fold_plain) AS hits,
+         (SELECT sum(misses::bigint) FROM fold_plain) AS misses,
+         (SELECT sum(c::bigint) FROM fold_parts) AS parts;
+SELECT * FROM counter_crdt_columns(NULL) WHERE table_name::text LIKE 'fold_%';
+SELECT * FROM counter_crdt_writer_report('fold_plain');
+SELECT * FROM counter_crdt_fold_writer(:'A') WHERE table_name::text LIKE 'fold_%';
+SELECT * FROM counter_crdt_fold_writer(:'A') WHERE table_name::text LIKE 'fold_%';
+SELECT (SELECT sum(hits::bigint) FROM fold_plain) = hits AS hits_kept,
+       (SELECT sum(misses::bigint) FROM fold_plain) = misses AS misses_kept,
+       (SELECT sum(c::bigint) FROM fold_parts) = parts AS parts_kept,
+       (SELECT max(counter_crdt_writers(hits)) FROM fold_plain) AS hit_writers
+  FROM sums;
+SELECT * FROM counter_crdt_writer_report(NULL) WHERE table_name::text LIKE 'fold_%';
+SELECT * FROM counter_crdt_forget_writer(:'A', 'fold_parts');
+SELECT * FROM counter_crdt_forget_writer(:'A') WHERE table_name::text LIKE 'fold_%';
+SELECT * FROM counter_crdt_writer_report(NULL) WHERE table_name::text LIKE 'fold_%';
+SELECT (SELECT sum(hits::bigint) FROM fold_plain) = hits AS hits_kept,
+       (SELECT sum(c::bigint) FROM fold_parts) = parts AS parts_kept
+  FROM sums;
+\set VERBOSITY sqlstate
+SELECT * FROM counter_crdt_fold_writer(:'B');
+SELECT * FROM counter_crdt_fold_writer(NULL);
+\set VERBOSITY default
+SELECT * FROM counter_crdt_fold_writer(:'B');
+
+-- as a role without UPDATE on the table: refused, nothing changed
+CREATE ROLE fold_reader;
+GRANT SELECT ON fold_plain TO fold_reader;
+INSERT INTO fold_plain (hits) VALUES (format('{%s:1:5}', :'C')::counter_crdt);
+SET ROLE fold_reader;
+\set VERBOSITY sqlstate
+SELECT * FROM counter_crdt_fold_writer(:'C', 'fold_plain');
+\set VERBOSITY default
+RESET ROLE;
+SELECT count(*) AS still_with_c FROM fold_plain WHERE counter_crdt_fold_pending(hits, :'C') OR hits::text LIKE '%ffffffff-ffff%';
+DROP TABLE fold_plain, fold_parts;
+DROP ROLE fold_reader;
+RESET counter_crdt.node_id;
