@@ -154,15 +154,28 @@ $$;
 COMMENT ON FUNCTION @extschema@.counter_crdt_forget_writer(uuid, regclass) IS
 'drops the records of the retired writer''s finished fold from every counter of a table (or of all tables); an error where a fold is not finished';
 
+-- The default writer ids of this cluster's timelines, up to the current one:
+-- those of earlier timelines were left by a promotion or a point-in-time
+-- recovery.  Stable: it reads the timeline.
+CREATE FUNCTION @extschema@.counter_crdt_node_id_history(OUT timeline integer, OUT writer uuid)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'counter_crdt_node_id_history'
+LANGUAGE C STABLE STRICT PARALLEL SAFE ROWS 4;
+
+COMMENT ON FUNCTION @extschema@.counter_crdt_node_id_history() IS
+'the default writer id of every timeline of this cluster up to the current one (ids of earlier timelines are candidates for retirement)';
+
 -- The writers of the counters of one table or of all tables, as this server
 -- sees them: per column and writer id, how many counters carry a shard of
 -- it and the highest clock among them; whether it is this server's id;
 -- how many counters have folded it (records naming it as retired) and in
--- how many a fold of it is pending.  A full scan of every table it reads.
+-- how many a fold of it is pending; and why it may be a candidate for
+-- retirement, as far as this server can tell (the default id of an earlier
+-- timeline of this cluster).  A full scan of every table it reads.
 CREATE FUNCTION @extschema@.counter_crdt_writer_report(only_table regclass DEFAULT NULL)
 RETURNS TABLE (table_name regclass, column_name name, writer uuid,
 	counters bigint, max_clock bigint, this_server boolean,
-	folded bigint, pending bigint)
+	folded bigint, pending bigint, candidate text)
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
@@ -180,7 +193,14 @@ BEGIN
 			'    FROM %1$s t, @extschema@.counter_crdt_folds(t.%2$I) x GROUP BY x.retired)'
 			' SELECT $1, $2, coalesce(w.writer, f.writer), coalesce(w.counters, 0),'
 			'        w.max_clock, coalesce(w.writer, f.writer) = @extschema@.counter_crdt_node_id(),'
-			'        coalesce(f.folded, 0), coalesce(f.pending, 0)'
+			'        coalesce(f.folded, 0), coalesce(f.pending, 0),'
+			'        CASE WHEN coalesce(w.writer, f.writer) <> @extschema@.counter_crdt_node_id()'
+			'              AND coalesce(f.folded, 0) = 0 THEN'
+			'          (SELECT format(''the default id of timeline %%s of this cluster, which ended'', h.timeline)'
+			'             FROM @extschema@.counter_crdt_node_id_history() h'
+			'            WHERE h.writer = coalesce(w.writer, f.writer)'
+			'              AND h.timeline < (SELECT max(timeline) FROM @extschema@.counter_crdt_node_id_history()))'
+			'        END'
 			'   FROM w FULL JOIN f ON f.writer = w.writer'
 			'  ORDER BY 3',
 			col.table_name, col.column_name)
@@ -190,4 +210,4 @@ END
 $$;
 
 COMMENT ON FUNCTION @extschema@.counter_crdt_writer_report(regclass) IS
-'per counter column and writer id: counters carrying it, its highest clock, whether it is this server''s id, counters that folded it and where the fold is pending (a full scan)';
+'per counter column and writer id: counters carrying it, its highest clock, whether it is this server''s id, counters that folded it, where the fold is pending, and why it may be retired (a full scan)';

@@ -167,3 +167,7 @@ SELECT count(*) AS still_with_c FROM fold_plain WHERE counter_crdt_fold_pending(
 DROP TABLE fold_plain, fold_parts;
 DROP ROLE fold_reader;
 RESET counter_crdt.node_id;
+-- the default ids of this cluster's timelines: one, today's
+SELECT count(*) AS timelines, max(timeline) AS current,
+       bool_and(writer = counter_crdt_node_id()) AS is_the_default_id
+  FROM counter_crdt_node_id_history();

@@ -10,6 +10,7 @@
 #include "hashing.h"
 
 #include "access/xlog.h"
+#include "funcapi.h"
 #if PG_VERSION_NUM >= 150000
 #include "access/xlogrecovery.h"
 #endif
@@ -204,4 +205,51 @@ counter_crdt_pending_id(PG_FUNCTION_ARGS)
 
 	cc_pending_id(PG_GETARG_UUID_P(0)->data, id);
 	return cc_uuid_datum(id);
+}
+
+/*
+ * counter_crdt_node_id_history(): the default writer id of every timeline
+ * of this cluster up to the current one, (timeline, writer), in timeline
+ * order: the ids this server and its former primaries wrote under when
+ * counter_crdt.node_id was not set.  Those of earlier timelines write no
+ * more here (a promotion or a point-in-time recovery left them); another
+ * server promoted from the same cluster may still write under one.
+ */
+PG_FUNCTION_INFO_V1(counter_crdt_node_id_history);
+Datum
+counter_crdt_node_id_history(PG_FUNCTION_ARGS)
+{
+	FuncCallContext *funcctx;
+
+	if (SRF_IS_FIRSTCALL())
+	{
+		MemoryContext oldcontext;
+		TupleDesc	tupdesc;
+
+		funcctx = SRF_FIRSTCALL_INIT();
+		oldcontext = MemoryContextSwitchTo(funcctx->multi_call_memory_ctx);
+		if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+			elog(ERROR, "return type must be a row type");
+		funcctx->tuple_desc = BlessTupleDesc(tupdesc);
+		funcctx->max_calls = cc_current_timeline();
+		MemoryContextSwitchTo(oldcontext);
+	}
+	funcctx = SRF_PERCALL_SETUP();
+	if (funcctx->call_cntr < funcctx->max_calls)
+	{
+		cc_default_id_memo memo;
+		uint32		tli = (uint32) funcctx->call_cntr + 1;
+		Datum		values[2];
+		bool		nulls[2] = {false, false};
+
+		memset(&memo, 0, sizeof(memo));
+		values[0] = Int32GetDatum((int32) tli);
+		values[1] = cc_uuid_datum(cc_default_id_get(&memo, GetSystemIdentifier(),
+													tli, MyDatabaseId,
+													cc_md5v3, NULL));
+		SRF_RETURN_NEXT(funcctx,
+						HeapTupleGetDatum(heap_form_tuple(funcctx->tuple_desc,
+														  values, nulls)));
+	}
+	SRF_RETURN_DONE(funcctx);
 }
