@@ -85,32 +85,33 @@ $$;
 COMMENT ON FUNCTION @extschema@.counter_crdt_columns(regclass) IS
 'the counter_crdt columns of every table (NULL) or of one table';
 
--- Folds the retired writer into this server's writer id in every counter of
--- one table or of all tables, as the calling role (which needs UPDATE on
--- them).  Only rows that change are updated (NULL counters are left as
--- they are); run again, it updates none.
-CREATE FUNCTION @extschema@.counter_crdt_fold_writer(retired uuid, only_table regclass DEFAULT NULL)
+-- counter_crdt_fold() or counter_crdt_forget() (action 'fold' or
+-- 'forget') on every counter of one table or of all tables, as the calling
+-- role (which needs UPDATE on them).  Only rows that change are updated
+-- (NULL counters are left as they are); run again, it updates none.
+CREATE FUNCTION @extschema@.counter_crdt_rewrite_counters(action text, retired uuid, only_table regclass)
 RETURNS TABLE (table_name regclass, column_name name, counters bigint)
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
 	col record;
+	fn text;
 BEGIN
 	IF retired IS NULL THEN
 		RAISE EXCEPTION 'counter_crdt retired writer id must not be null'
 			USING ERRCODE = 'null_value_not_allowed';
 	END IF;
-	IF retired = @extschema@.counter_crdt_node_id() THEN
-		RAISE EXCEPTION 'counter_crdt cannot fold this server''s own writer id into itself'
-			USING ERRCODE = 'invalid_parameter_value',
-			      HINT = 'Run the fold on a server that goes on writing.';
+	fn := CASE action WHEN 'fold' THEN '@extschema@.counter_crdt_fold'
+	                  WHEN 'forget' THEN '@extschema@.counter_crdt_forget' END;
+	IF fn IS NULL THEN
+		RAISE EXCEPTION 'counter_crdt_rewrite_counters action must be fold or forget'
+			USING ERRCODE = 'invalid_parameter_value';
 	END IF;
 	FOR col IN SELECT * FROM @extschema@.counter_crdt_columns(only_table) LOOP
-		EXECUTE format('UPDATE %s SET %I = @extschema@.counter_crdt_fold(%I, $1) '
-					   'WHERE NOT (@extschema@.counter_crdt_fold(%I, $1) OPERATOR(@extschema@.=) %I)',
-					   col.table_name, col.column_name, col.column_name,
-					   col.column_name, col.column_name)
+		EXECUTE format('UPDATE %1$s SET %2$I = %3$s(%2$I, $1) '
+					   'WHERE NOT (%3$s(%2$I, $1) OPERATOR(@extschema@.=) %2$I)',
+					   col.table_name, col.column_name, fn)
 			USING retired;
 		table_name := col.table_name;
 		column_name := col.column_name;
@@ -120,35 +121,37 @@ BEGIN
 END
 $$;
 
-COMMENT ON FUNCTION @extschema@.counter_crdt_fold_writer(uuid, regclass) IS
-'folds the retired writer into this server''s writer id in every counter of a table (or of all tables); returns the counters changed per column';
+COMMENT ON FUNCTION @extschema@.counter_crdt_rewrite_counters(text, uuid, regclass) IS
+'counter_crdt_fold or counter_crdt_forget on every counter of a table (or of all tables) that it changes; what counter_crdt_fold_writer and counter_crdt_forget_writer run';
 
--- Drops the records of a finished fold in every counter of one table or of
--- all tables; an error (and nothing changed) where it is not finished.
-CREATE FUNCTION @extschema@.counter_crdt_forget_writer(retired uuid, only_table regclass DEFAULT NULL)
+-- Step 1 of doc/retiring-writers.md: folds the retired writer into this
+-- server's writer id in every counter of one table or of all tables.
+CREATE FUNCTION @extschema@.counter_crdt_fold_writer(retired uuid, only_table regclass DEFAULT NULL)
 RETURNS TABLE (table_name regclass, column_name name, counters bigint)
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
-DECLARE
-	col record;
 BEGIN
-	IF retired IS NULL THEN
-		RAISE EXCEPTION 'counter_crdt retired writer id must not be null'
-			USING ERRCODE = 'null_value_not_allowed';
+	IF retired = @extschema@.counter_crdt_node_id() THEN
+		RAISE EXCEPTION 'counter_crdt cannot fold this server''s own writer id into itself'
+			USING ERRCODE = 'invalid_parameter_value',
+			      HINT = 'Run the fold on a server that goes on writing.';
 	END IF;
-	FOR col IN SELECT * FROM @extschema@.counter_crdt_columns(only_table) LOOP
-		EXECUTE format('UPDATE %s SET %I = @extschema@.counter_crdt_forget(%I, $1) '
-					   'WHERE NOT (@extschema@.counter_crdt_forget(%I, $1) OPERATOR(@extschema@.=) %I)',
-					   col.table_name, col.column_name, col.column_name,
-					   col.column_name, col.column_name)
-			USING retired;
-		table_name := col.table_name;
-		column_name := col.column_name;
-		GET DIAGNOSTICS counters = ROW_COUNT;
-		RETURN NEXT;
-	END LOOP;
+	RETURN QUERY SELECT * FROM @extschema@.counter_crdt_rewrite_counters('fold', retired, only_table);
 END
+$$;
+
+COMMENT ON FUNCTION @extschema@.counter_crdt_fold_writer(uuid, regclass) IS
+'folds the retired writer into this server''s writer id in every counter of a table (or of all tables); returns the counters changed per column';
+
+-- Step 3: drops the records of a finished fold in every counter of one
+-- table or of all tables; an error (and nothing changed) where it is not
+-- finished.
+CREATE FUNCTION @extschema@.counter_crdt_forget_writer(retired uuid, only_table regclass DEFAULT NULL)
+RETURNS TABLE (table_name regclass, column_name name, counters bigint)
+LANGUAGE sql
+AS $$
+	SELECT * FROM @extschema@.counter_crdt_rewrite_counters('forget', retired, only_table)
 $$;
 
 COMMENT ON FUNCTION @extschema@.counter_crdt_forget_writer(uuid, regclass) IS

@@ -46,6 +46,8 @@ SELECT s.* FROM v f, v l,
 \set VERBOSITY sqlstate
 SELECT counter_crdt_increment(c, 1, :'A') FROM v WHERE name = 'folded';
 SELECT counter_crdt_increment(c, 1, :'A', 9) FROM v WHERE name = 'folded';
+SELECT counter_crdt_increment(c, 1, :'C', 0) FROM v WHERE name = 'folded';
+SELECT c + 9223372036854775807 FROM v WHERE name = 'folded';
 \set VERBOSITY default
 SELECT counter_crdt_increment(c, 1, :'A') FROM v WHERE name = 'folded';
 SELECT (c + 5)::bigint AS plus, (c - 5)::bigint AS minus,
@@ -151,6 +153,8 @@ SELECT (SELECT sum(hits::bigint) FROM fold_plain) = hits AS hits_kept,
 \set VERBOSITY sqlstate
 SELECT * FROM counter_crdt_fold_writer(:'B');
 SELECT * FROM counter_crdt_fold_writer(NULL);
+SELECT * FROM counter_crdt_forget_writer(NULL);
+SELECT * FROM counter_crdt_rewrite_counters('drop', :'A', NULL);
 \set VERBOSITY default
 SELECT * FROM counter_crdt_fold_writer(:'B');
 

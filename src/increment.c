@@ -29,6 +29,40 @@ cc_sized(struct varlena *result, size_t len)
 	PG_RETURN_POINTER(result);
 }
 
+/*
+ * An increment of a value with fold records (core/cc_fold.h), records kept:
+ * a leader increment when clock is NULL, else an exactly-once one at *clock,
+ * which gives NULL for a replay.  A retired writer is refused (55000).
+ */
+static struct varlena *
+cc_increment_folded(const cc_stored *s, const uint8_t *writer, int64 delta,
+					bool subtract, const int64 *clock)
+{
+	cc_folded	f,
+				out;
+	unsigned char *shards;
+	bool		applied = true;
+	cc_error	err;
+	cc_code		rc;
+
+	cc_stored_folded(s, NULL, &f);
+	cc_check_count(f.n + 1);
+	shards = palloc((f.n + 1) * CC_SHARD_SIZE);
+	if (clock == NULL)
+		rc = cc_fold_increment(&f, writer, delta, subtract, shards, &out.n, &err);
+	else
+		rc = cc_fold_increment_at(&f, writer, delta, *clock, shards, &out.n,
+								  &applied, &err);
+	if (rc != CC_OK)
+		cc_report(&err, NULL);
+	if (!applied)
+		return NULL;
+	out.shards = shards;
+	out.folds = f.folds;
+	out.nf = f.nf;
+	return cc_make_folded(&out);
+}
+
 /* A NULL counter counts from {}. */
 static void
 cc_arg_stored(FunctionCallInfo fcinfo, cc_stored *s)
@@ -64,22 +98,7 @@ cc_apply(FunctionCallInfo fcinfo, const uint8_t *writer, bool subtract)
 	if (s.tombstone)
 		PG_RETURN_DATUM(PointerGetDatum(DatumGetCounterCrdtP(PG_GETARG_DATUM(0))));
 	if (s.nf > 0)
-	{
-		cc_folded	f,
-					out;
-		unsigned char *shards;
-
-		cc_stored_folded(&s, NULL, &f);
-		cc_check_count(f.n + 1);
-		shards = palloc((f.n + 1) * CC_SHARD_SIZE);
-		if (cc_fold_increment(&f, writer, delta, subtract, shards, &out.n,
-							  &err) != CC_OK)
-			cc_report(&err, NULL);
-		out.shards = shards;
-		out.folds = f.folds;
-		out.nf = f.nf;
-		PG_RETURN_POINTER(cc_make_folded(&out));
-	}
+		PG_RETURN_POINTER(cc_increment_folded(&s, writer, delta, subtract, NULL));
 
 	result = cc_room(s.n + 1);
 	if (cc_increment_stored(&s, writer, delta, subtract,
@@ -139,23 +158,13 @@ counter_crdt_increment_at(PG_FUNCTION_ARGS)
 	cc_arg_stored(fcinfo, &s);
 	if (s.nf > 0)
 	{
-		cc_folded	f,
-					out;
-		unsigned char *shards;
+		int64		clock = PG_GETARG_INT64(3);
 
-		cc_stored_folded(&s, NULL, &f);
-		cc_check_count(f.n + 1);
-		shards = palloc((f.n + 1) * CC_SHARD_SIZE);
-		if (cc_fold_increment_at(&f, PG_GETARG_UUID_P(2)->data,
-								 PG_GETARG_INT64(1), PG_GETARG_INT64(3),
-								 shards, &out.n, &applied, &err) != CC_OK)
-			cc_report(&err, NULL);
-		if (!applied)
+		result = cc_increment_folded(&s, PG_GETARG_UUID_P(2)->data,
+									 PG_GETARG_INT64(1), false, &clock);
+		if (result == NULL)
 			PG_RETURN_DATUM(PointerGetDatum(DatumGetCounterCrdtP(PG_GETARG_DATUM(0))));
-		out.shards = shards;
-		out.folds = f.folds;
-		out.nf = f.nf;
-		PG_RETURN_POINTER(cc_make_folded(&out));
+		PG_RETURN_POINTER(result);
 	}
 
 	/* A tombstone is not applied to, but the core still checks the clock. */
