@@ -41,12 +41,44 @@
 # carries W writers, this server's among them; after, that every increment
 # was counted on both sides.
 #
+#
+# Retired writers (issue 24): a table wc of WRITERS_RETIRED_ROWS rows whose
+# counters carry WRITERS_RETIRED_WRITERS writers (the prototype above), of
+# which all but writers 1 (this server), 2 and 3 have retired, and its twin
+# wb, measured in one run at three stages:
+#
+#   (a) before folding: every writer's shard
+#   (b) after folding: each retired writer folded into this server's id by
+#       SELECT * FROM counter_crdt_fold_writer(retired, 'wc'), one statement
+#       (an UPDATE of the whole table) per retired writer: 3 shards and a
+#       64-byte fold record per retired writer
+#   (c) after forgetting: counter_crdt_forget_writer(retired, 'wc') per
+#       retired writer: 3 shards, no records
+#
+# Each stage starts with VACUUM FULL of both tables (so that it measures the
+# values, not what the previous stage's updates left in the heap), then
+# takes the bytes, the sum and the increment as above, the increment on
+# every row.  Each fold and forget statement runs after a VACUUM of wc and
+# is followed by a VACUUM of wb and UPDATE wb SET v = v + 1 (every row):
+# their server-side times (EXPLAIN ANALYZE) give the time per row and the
+# ratio to the bigint increment of the same rows (the median of those
+# interleaved bigint increments).  Checks, failing the run: at every stage
+# every row's c::bigint equals its twin's v (less the bigint increments
+# run beside the folds and forgets) and the sum equals what the previous
+# stage left; every value carries the stage's writers (this server's
+# among them) and fold records; a second fold and forget of a retired
+# writer change nothing.
+#
 # Knobs: WRITERS_ROWS [100000], WRITERS_UPDATE_ROWS [10000], WRITERS_RUNS
 # [3] (timed runs of each statement), WRITERS_COUNTS ["1 3 30 100 300"],
 # WRITERS_MANY ["100 300"] (the counts also measured with the recommended
 # settings; the bytes-per-writer slope takes its first and last),
-# WRITERS_SHARED_BUFFERS [2GB].  Exits 0 when the figures were measured,
-# whether or not a target is met; non-zero when a check fails.
+# WRITERS_SHARED_BUFFERS [2GB]; WRITERS_RETIRED [1] (0 skips the retired
+# writers), WRITERS_ONLY_RETIRED [0] (1: only the retired writers),
+# WRITERS_RETIRED_ROWS [400], WRITERS_RETIRED_WRITERS [300] (at least 4),
+# WRITERS_RETIRED_SETTINGS [many] (the table settings: "many", those README
+# recommends for many writers, or "default").  Exits 0 when the figures were
+# measured, whether or not a target is met; non-zero when a check fails.
 set -euo pipefail
 
 T_START=$(date +%s)
@@ -57,6 +89,11 @@ RUNS_N=${WRITERS_RUNS:-3}
 COUNTS=${WRITERS_COUNTS:-"1 3 30 100 300"}
 MANY=${WRITERS_MANY:-"100 300"}
 SHARED_BUFFERS=${WRITERS_SHARED_BUFFERS:-2GB}
+RETIRED=${WRITERS_RETIRED:-1}
+ONLY_RETIRED=${WRITERS_ONLY_RETIRED:-0}
+RET_ROWS=${WRITERS_RETIRED_ROWS:-400}
+RET_W=${WRITERS_RETIRED_WRITERS:-300}
+RET_SETTINGS=${WRITERS_RETIRED_SETTINGS:-many}
 # shellcheck source=scripts/pgcluster.sh
 source "$ROOT/scripts/pgcluster.sh"
 PG_CONFIG=$(pgc_pg_config)
@@ -70,9 +107,14 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf (a / b >= 10 ? "%.1f" : "%.2f"
 # "RATIO × (A / B ms; CPU RATIO ×)" of the pair A, B
 figure() { echo "$(ratio "${MED[$1]}" "${MED[$2]}") × ($(ms "${MED[$1]}") / $(ms "${MED[$2]}") ms; CPU $(ratio "${CPUMS[$1]}" "${CPUMS[$2]}") ×)"; }
 
-for v in ROWS UPD RUNS_N; do
+for v in ROWS UPD RUNS_N RET_ROWS RET_W; do
 	[[ ${!v} =~ ^[1-9][0-9]*$ ]] || die "$v must be a positive integer"
 done
+[[ $RETIRED =~ ^[01]$ ]] || die "WRITERS_RETIRED must be 0 or 1"
+[[ $ONLY_RETIRED =~ ^[01]$ ]] || die "WRITERS_ONLY_RETIRED must be 0 or 1"
+[ "$ONLY_RETIRED" = 0 ] || [ "$RETIRED" = 1 ] || die "WRITERS_ONLY_RETIRED=1 with WRITERS_RETIRED=0 leaves nothing to measure"
+[ "$RET_W" -ge 4 ] || die "WRITERS_RETIRED_WRITERS must be at least 4 (3 live writers and a retired one)"
+case $RET_SETTINGS in default | many) ;; *) die "WRITERS_RETIRED_SETTINGS must be default or many" ;; esac
 [ "$UPD" -le "$ROWS" ] || die "WRITERS_UPDATE_ROWS must not exceed WRITERS_ROWS"
 for w in $COUNTS $MANY; do
 	[[ $w =~ ^[1-9][0-9]*$ ]] || die "writer counts must be positive integers (got '$w')"
@@ -131,12 +173,26 @@ out_of_line()
 }
 
 declare -A R_SUM R_INC F_SUM F_INC BYTES STORED
+# storage LABEL NROWS: BYTES[LABEL], the average stored bytes of wc's
+# values, and STORED[LABEL], how they are stored.
+storage()
+{
+	local label=$1 nrows=$2 comp ool
+	read -r BYTES[$label] comp < <(q "SELECT round(avg(pg_column_size(c))),
+	                                          count(*) FILTER (WHERE pg_column_compression(c) IS NOT NULL)
+	                                     FROM wc" | tr '|' ' ')
+	ool=$(out_of_line)
+	if [ "$ool" -gt 0 ]; then STORED[$label]="out of line"; else STORED[$label]="inline"; fi
+	[ "$comp" -eq 0 ] || STORED[$label]+=", compressed"
+	[ "$comp" -eq 0 ] || [ "$comp" -eq "$nrows" ] || STORED[$label]+=" ($comp of $nrows)"
+	[ "$ool" -eq 0 ] || [ "$ool" -eq "$nrows" ] || STORED[$label]+=" ($ool of $nrows out of line)"
+}
 # measure LABEL W SETTINGS [GENERATED]: builds wc and wb for W writers with
 # the table SETTINGS ("default" or "many"; GENERATED: wc also has the stored
 # generated column views), takes the figures, drops them.
 measure()
 {
-	local label=$1 w=$2 settings=$3 gen=${4:-} with="" cols="" p rows_w own total_c total_b ool comp runs t0
+	local label=$1 w=$2 settings=$3 gen=${4:-} with="" cols="" p rows_w own total_c total_b runs t0
 	t0=$(date +%s)
 	[ "$settings" = many ] && with=" WITH (toast_tuple_target = 8160)"
 	[ -z "$gen" ] || cols=", views bigint GENERATED ALWAYS AS (c::bigint) STORED"
@@ -158,13 +214,7 @@ measure()
 	                            FROM wc" | tr '|' ' ')
 	[ "$rows_w" = "$ROWS" ] && [ "$own" = 1 ] ||
 		die "$label: $rows_w of $ROWS rows carry $w writers; this server's shard in row 1: $own"
-	read -r BYTES[$label] comp < <(q "SELECT round(avg(pg_column_size(c))),
-	                                          count(*) FILTER (WHERE pg_column_compression(c) IS NOT NULL)
-	                                     FROM wc" | tr '|' ' ')
-	ool=$(out_of_line)
-	if [ "$ool" -gt 0 ]; then STORED[$label]="out of line"; else STORED[$label]="inline"; fi
-	[ "$comp" -eq 0 ] || STORED[$label]+=", compressed"
-	[ "$ool" -eq 0 ] || [ "$ool" -eq "$ROWS" ] || STORED[$label]+=" ($ool of $ROWS out of line)"
+	storage "$label" "$ROWS"
 	prewarm wc
 	prewarm wb
 	pair "${label}_c" "" "SELECT sum(c::bigint) FROM wc" "${label}_b" "" "SELECT sum(v) FROM wb" "$RUNS_N"
@@ -194,15 +244,146 @@ measure()
 	q "DROP TABLE wc, wb"
 }
 
+
+# --- retired writers (issue 24) ------------------------------------------------
+declare -A RAW SIZE_C SIZE_B STEP_TOTAL STEP_CPU_TOTAL STEP_MED STEP_CPU BASE_MED BASE_CPU
+RET_N=$((RET_W - 3))	# retired: writers 4 to RET_W; live: 1 (this server), 2, 3
+
+# ret_check LABEL SHARDS RECORDS: every value carries SHARDS writers, this
+# server's among them, and RECORDS fold records; every counter equals its
+# bigint twin less OFF, and their sum is TOTAL.
+ret_check()
+{
+	local label=$1 shards=$2 recs=$3 n total diff
+	read -r n total diff < <(q "SELECT count(*) FILTER (WHERE counter_crdt_writers(c) = $shards
+	                                    AND (SELECT count(*) FROM counter_crdt_folds(c)) = $recs
+	                                    AND EXISTS (SELECT FROM counter_crdt_shards(c) s
+	                                                 WHERE s.id = counter_crdt_node_id())),
+	                                  sum(c::bigint),
+	                                  count(*) FILTER (WHERE c::bigint + $OFF IS DISTINCT FROM v)
+	                             FROM wc FULL JOIN wb USING (k)" | tr '|' ' ')
+	[ "$n" = "$RET_ROWS" ] ||
+		die "$label: $n of $RET_ROWS values carry $shards writers (this server's among them) and $recs fold records"
+	[ "$total" = "$TOTAL" ] || die "$label: the counters' total is $total, want $TOTAL (unchanged by folding and forgetting)"
+	[ "$diff" = 0 ] || die "$label: $diff counters differ from their bigint twins (less the $OFF baseline increments)"
+}
+
+# ret_stage LABEL SHARDS RECORDS: the figures of one stage.
+ret_stage()
+{
+	local label=$1 shards=$2 recs=$3 t0
+	t0=$(date +%s)
+	qs <<-SQL
+		VACUUM FULL wc, wb;
+		VACUUM (FREEZE, ANALYZE) wc, wb;
+		CHECKPOINT;
+	SQL
+	ret_check "$label" "$shards" "$recs"
+	storage "$label" "$RET_ROWS"
+	read -r RAW[$label] SIZE_C[$label] SIZE_B[$label] < <(q "SELECT round(avg(pg_column_size(counter_crdt_merge(c, c)))),
+	                                                                pg_table_size('wc'), pg_table_size('wb')
+	                                                           FROM wc" | tr '|' ' ')
+	prewarm wc
+	prewarm wb
+	pair "${label}_c" "" "SELECT sum(c::bigint) FROM wc" "${label}_b" "" "SELECT sum(v) FROM wb" "$RUNS_N"
+	F_SUM[$label]=$(figure "${label}_c" "${label}_b")
+	R_SUM[$label]=$(calc "${MED[${label}_c]} / ${MED[${label}_b]}" 1)
+	pair "${label}_ci" "VACUUM wc;" "UPDATE wc SET c = c + 1" \
+		"${label}_bi" "VACUUM wb;" "UPDATE wb SET v = v + 1" "$RUNS_N"
+	F_INC[$label]=$(figure "${label}_ci" "${label}_bi")
+	R_INC[$label]=$(calc "${MED[${label}_ci]} / ${MED[${label}_bi]}" 1)
+	# Every increment (warm-up run included) counted on both sides, and
+	# nothing else changed.
+	TOTAL=$(q "SELECT $TOTAL + $RET_ROWS * $((RUNS_N + 1))")
+	ret_check "$label" "$shards" "$recs"
+	say "$label: $shards writers, $recs fold records: sum ${R_SUM[$label]} x, increment ${R_INC[$label]} x, ${BYTES[$label]} bytes (${STORED[$label]}; ${RAW[$label]} uncompressed); $(($(date +%s) - t0)) s"
+}
+
+# ret_steps KIND FUNCTION: FUNCTION(retired, 'wc') for every retired writer,
+# each after a VACUUM of wc, each followed by a VACUUM of wb and a bigint
+# increment of every row (the baseline, interleaved); all in one session.
+ret_steps()
+{
+	local kind=$1 func=$2
+	local i f=$WORK/$kind.sql t0 c="" b="" cc="" cb=""
+	local -a ms cpu
+	t0=$(date +%s)
+	say "retired: $kind: $RET_N statements SELECT * FROM $func(retired, 'wc'), interleaved with bigint increments of every row"
+	{
+		echo "SET log_executor_stats = on;"
+		echo "SET client_min_messages = log;"
+		for i in $(seq 4 "$RET_W"); do
+			echo "VACUUM wc;"
+			echo "EXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON, COSTS OFF) SELECT * FROM $func(md5('writer:$i')::uuid, 'wc');"
+			echo "VACUUM wb;"
+			echo "EXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON, COSTS OFF) UPDATE wb SET v = v + 1;"
+		done
+	} >"$f"
+	pg_psql -q -A -t -f "$f" >"$f.out" 2>"$f.err" ||
+		{ cat "$f.err" >&2; die "retired: $kind failed"; }
+	mapfile -t ms < <(sed -n 's/^Execution Time: \([0-9.]*\) ms$/\1/p' "$f.out")
+	mapfile -t cpu < <(sed -n 's/^!\s*\([0-9.]*\) s user, \([0-9.]*\) s system, .*elapsed.*/\1 \2/p' "$f.err" |
+		awk '{ printf "%.3f\n", ($1 + $2) * 1000 }')
+	if [ "${#ms[@]}" -ne $((2 * RET_N)) ] || [ "${#cpu[@]}" -ne $((2 * RET_N)) ]; then
+		cat "$f.out" "$f.err" >&2
+		die "retired: $kind: ${#ms[@]} execution times and ${#cpu[@]} CPU times, want $((2 * RET_N)) each"
+	fi
+	for i in $(seq 0 $((RET_N - 1))); do
+		c+=" ${ms[2 * i]}"; cc+=" ${cpu[2 * i]}"
+		b+=" ${ms[2 * i + 1]}"; cb+=" ${cpu[2 * i + 1]}"
+	done
+	STEP_TOTAL[$kind]=$(tr ' ' '\n' <<<"$c" | awk '{ s += $1 } END { printf "%.3f", s }')
+	STEP_CPU_TOTAL[$kind]=$(tr ' ' '\n' <<<"$cc" | awk '{ s += $1 } END { printf "%.3f", s }')
+	STEP_MED[$kind]=$(median <<<"$c")
+	STEP_CPU[$kind]=$(median <<<"$cc")
+	BASE_MED[$kind]=$(median <<<"$b")
+	BASE_CPU[$kind]=$(median <<<"$cb")
+	OFF=$((OFF + RET_N))
+	# Run again, it changes nothing.
+	i=$(q "SELECT sum(counters) FROM $func(md5('writer:4')::uuid, 'wc')")
+	[ "$i" = 0 ] || die "retired: $kind of writer 4 run again changed $i counters"
+	say "retired: $kind: $(calc "${STEP_TOTAL[$kind]} / 1000" 1) s in all, median $(ms "${STEP_MED[$kind]}") ms a statement vs $(ms "${BASE_MED[$kind]}") ms a bigint increment; $(($(date +%s) - t0)) s"
+}
+
+# The retired writers' section: builds wc and wb, takes the three stages,
+# drops them.
+retired()
+{
+	local with="" p t0
+	t0=$(date +%s)
+	[ "$RET_SETTINGS" = many ] && with=" WITH (toast_tuple_target = 8160)"
+	p=$(proto "$RET_W")
+	say "retired: $RET_W writers per counter, $RET_N of them retired (all but writers 1, this server, 2 and 3), $RET_SETTINGS table settings: building $RET_ROWS rows"
+	qs <<-SQL
+		CREATE TABLE wc (k int PRIMARY KEY, c counter_crdt)$with;
+		$([ "$RET_SETTINGS" = many ] && echo "ALTER TABLE wc ALTER c SET STORAGE MAIN;")
+		CREATE TABLE wb (k int PRIMARY KEY, v bigint NOT NULL);
+		INSERT INTO wc SELECT k, $p FROM generate_series(1, $RET_ROWS) k;
+		INSERT INTO wb SELECT k, $p::bigint FROM generate_series(1, $RET_ROWS) k;
+	SQL
+	TOTAL=$(q "SELECT $RET_ROWS * $p::bigint")
+	OFF=0	# bigint increments that wb got beside the folds and forgets
+	ret_stage ret_a "$RET_W" 0
+	ret_steps fold counter_crdt_fold_writer
+	ret_stage ret_b 3 "$RET_N"
+	ret_steps forget counter_crdt_forget_writer
+	ret_stage ret_c 3 0
+	q "DROP TABLE wc, wb"
+	say "retired: $(($(date +%s) - t0)) s"
+}
+
 # The value column for readers rides on the largest default-settings table
 # (computing it adds one sum of the shards to each increment there).
 GW=${COUNTS##* }
 R_GEN=""
 F_GEN=""
-for w in $COUNTS; do measure "w$w" "$w" default "$([ "$w" = "$GW" ] && echo generated)"; done
-for w in $MANY; do measure "m$w" "$w" many; done
+if [ "$ONLY_RETIRED" = 0 ]; then
+	for w in $COUNTS; do measure "w$w" "$w" default "$([ "$w" = "$GW" ] && echo generated)"; done
+	for w in $MANY; do measure "m$w" "$w" many; done
+fi
+[ "$RETIRED" = 0 ] || retired
 
-# --- the table -----------------------------------------------------------------
+# --- the tables ----------------------------------------------------------------
 LO=${MANY%% *}
 HI=${MANY##* }
 slope() { calc "(${BYTES[$2]} - ${BYTES[$1]}) / ($HI - $LO)" 1; }
@@ -217,29 +398,70 @@ target() # KIND W RATIO: the issue's target for W writers, and whether RATIO mee
 }
 CPU=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 COMMIT=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
-echo
-echo "writers per counter: counter_crdt $EXT_VERSION (commit $COMMIT), PostgreSQL $PG_VERSION, $(nproc) CPUs ($CPU), $(date -u '+%Y-%m-%d %H:%M UTC'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
-echo
-echo "| writers | table settings | \`sum(c::bigint)\` vs \`sum(v)\` | target | \`c = c + 1\`, $(fmt_int "$UPD") rows, vs bigint | target | stored bytes |"
-echo "|---:|---|---:|---|---:|---|---|"
-row()
-{
-	local label=$1 w=$2 settings=$3
-	echo "| $w | $settings | ${F_SUM[$label]} | $(target sum "$w" "${R_SUM[$label]}") | ${F_INC[$label]} | $(target inc "$w" "${R_INC[$label]}") | ${BYTES[$label]} (${STORED[$label]}) |"
-}
-for w in $COUNTS; do row "w$w" "$w" default; done
-for w in $MANY; do row "m$w" "$w" "STORAGE MAIN, toast_tuple_target = 8160"; done
-per_writer() # LABEL_LO LABEL_HI SETTINGS
-{
-	local b
-	[ -n "${BYTES[$1]:-}" ] && [ -n "${BYTES[$2]:-}" ] || return 0
-	b=$(slope "$1" "$2")
-	echo "| $LO → $HI | $3 | | | | | $b bytes per writer, target ≤ 24 ($(judge "$b <= 24")) |"
-}
-per_writer "w$LO" "w$HI" default
-per_writer "m$LO" "m$HI" "STORAGE MAIN, toast_tuple_target = 8160"
-echo "| $GW | default, with a stored generated column \`views bigint GENERATED ALWAYS AS (c::bigint) STORED\`: \`sum(views)\` vs \`sum(v)\` | $F_GEN | | | | |"
-echo
-echo "* $(fmt_int "$ROWS") rows (k int PRIMARY KEY, c counter_crdt) per line, each the same prototype value: md5-random writer ids, clocks below 1,000, values below 100,000; this server's id among them, so c + 1 never adds a shard. Baseline: the same statement on a twin (k int PRIMARY KEY, v bigint). Medians of $RUNS_N server-side execution times (EXPLAIN ANALYZE), counter and bigint interleaved after a warm-up run of each, tables prewarmed; each UPDATE run after a VACUUM of its table. In parentheses: the median times, counter / bigint, and the ratio of the backend's median CPU times (log_executor_stats), less sensitive to other load on the machine."
-echo "* stored bytes: avg(pg_column_size(c)); out of line = in the TOAST table; bytes per writer: the slope of stored bytes between $LO and $HI writers."
-echo "* run time $(($(date +%s) - T_START)) s: bash bench/writers.sh (WRITERS_ROWS=$ROWS WRITERS_RUNS=$RUNS_N)"
+if [ "$ONLY_RETIRED" = 0 ]; then
+	echo
+	echo "writers per counter: counter_crdt $EXT_VERSION (commit $COMMIT), PostgreSQL $PG_VERSION, $(nproc) CPUs ($CPU), $(date -u '+%Y-%m-%d %H:%M UTC'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo
+	echo "| writers | table settings | \`sum(c::bigint)\` vs \`sum(v)\` | target | \`c = c + 1\`, $(fmt_int "$UPD") rows, vs bigint | target | stored bytes |"
+	echo "|---:|---|---:|---|---:|---|---|"
+	row()
+	{
+		local label=$1 w=$2 settings=$3
+		echo "| $w | $settings | ${F_SUM[$label]} | $(target sum "$w" "${R_SUM[$label]}") | ${F_INC[$label]} | $(target inc "$w" "${R_INC[$label]}") | ${BYTES[$label]} (${STORED[$label]}) |"
+	}
+	for w in $COUNTS; do row "w$w" "$w" default; done
+	for w in $MANY; do row "m$w" "$w" "STORAGE MAIN, toast_tuple_target = 8160"; done
+	per_writer() # LABEL_LO LABEL_HI SETTINGS
+	{
+		local b
+		[ -n "${BYTES[$1]:-}" ] && [ -n "${BYTES[$2]:-}" ] || return 0
+		b=$(slope "$1" "$2")
+		echo "| $LO → $HI | $3 | | | | | $b bytes per writer, target ≤ 24 ($(judge "$b <= 24")) |"
+	}
+	per_writer "w$LO" "w$HI" default
+	per_writer "m$LO" "m$HI" "STORAGE MAIN, toast_tuple_target = 8160"
+	echo "| $GW | default, with a stored generated column \`views bigint GENERATED ALWAYS AS (c::bigint) STORED\`: \`sum(views)\` vs \`sum(v)\` | $F_GEN | | | | |"
+	echo
+	echo "* $(fmt_int "$ROWS") rows (k int PRIMARY KEY, c counter_crdt) per line, each the same prototype value: md5-random writer ids, clocks below 1,000, values below 100,000; this server's id among them, so c + 1 never adds a shard. Baseline: the same statement on a twin (k int PRIMARY KEY, v bigint). Medians of $RUNS_N server-side execution times (EXPLAIN ANALYZE), counter and bigint interleaved after a warm-up run of each, tables prewarmed; each UPDATE run after a VACUUM of its table. In parentheses: the median times, counter / bigint, and the ratio of the backend's median CPU times (log_executor_stats), less sensitive to other load on the machine."
+	echo "* stored bytes: avg(pg_column_size(c)); out of line = in the TOAST table; bytes per writer: the slope of stored bytes between $LO and $HI writers."
+fi
+if [ "$RETIRED" = 1 ]; then
+	kb() { fmt_int "$(calc "$1 / 1024" 0)"; }
+	secs() { awk -v m="$1" 'BEGIN { if (m >= 1000) printf "%.1f s", m / 1000; else printf "%.0f ms", m }'; }
+	ret_row() # LABEL STAGE PER-VALUE
+	{
+		local raw=""
+		[ "${RAW[$1]}" = "${BYTES[$1]}" ] || raw="; $(fmt_int "${RAW[$1]}") uncompressed"
+		echo "| $2 | $3 | $(fmt_int "${BYTES[$1]}") (${STORED[$1]}$raw) | $(kb "${SIZE_C[$1]}") / $(kb "${SIZE_B[$1]}") kB | ${F_SUM[$1]} | ${F_INC[$1]} |"
+	}
+	step_row() # KIND STEP
+	{
+		echo "| $2 | $RET_N | $(secs "${STEP_TOTAL[$1]}") | $(ms "$(calc "${STEP_TOTAL[$1]} / $RET_ROWS" 3)") ms | $(ratio "${STEP_MED[$1]}" "${BASE_MED[$1]}") × ($(ms "${STEP_MED[$1]}") / $(ms "${BASE_MED[$1]}") ms; CPU $(ratio "${STEP_CPU[$1]}" "${BASE_CPU[$1]}") ×) | $(fmt_int "$(calc "${STEP_TOTAL[$1]} / ${BASE_MED[$1]}" 0)") × (CPU $(fmt_int "$(calc "${STEP_CPU_TOTAL[$1]} / ${BASE_CPU[$1]}" 0)") ×) |"
+	}
+	if [ "$RET_SETTINGS" = many ]; then RET_SET="STORAGE MAIN, toast_tuple_target = 8160"; else RET_SET="default"; fi
+	echo
+	echo "retired writers: counter_crdt $EXT_VERSION (commit $COMMIT), PostgreSQL $PG_VERSION, $(nproc) CPUs ($CPU), $(date -u '+%Y-%m-%d %H:%M UTC'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo
+	echo "| stage | per value | stored bytes | table size, counter / bigint | \`sum(c::bigint)\` vs \`sum(v)\` | \`c = c + 1\`, $(fmt_int "$RET_ROWS") rows, vs bigint |"
+	echo "|---|---|---|---:|---:|---:|"
+	ret_row ret_a "(a) before folding" "$RET_W shards"
+	ret_row ret_b "(b) after folding the $RET_N retired writers into this server's id" "3 shards, $RET_N fold records"
+	ret_row ret_c "(c) after forgetting them" "3 shards"
+	echo
+	echo "| step | statements | time | per row | a statement vs the bigint increment of the same rows | all statements vs one bigint increment of the same rows |"
+	echo "|---|---:|---:|---:|---:|---:|"
+	step_row fold "(a) → (b) fold: \`SELECT * FROM counter_crdt_fold_writer(retired, 'wc')\`, one per retired writer"
+	step_row forget "(b) → (c) forget: \`SELECT * FROM counter_crdt_forget_writer(retired, 'wc')\`, one per retired writer"
+	echo
+	echo "* $(fmt_int "$RET_ROWS") rows (k int PRIMARY KEY, c counter_crdt), table settings $RET_SET, each the same prototype value of $RET_W writers as above; writers 1 (this server), 2 and 3 live, the $RET_N others retired. Each stage measured after VACUUM FULL of both tables; checked at every stage: each counter equals its bigint twin, the total is unchanged by folding and forgetting, each value carries the stage's writers and fold records. Sum and increment (every row) as above: medians of $RUNS_N runs, counter and bigint interleaved."
+	echo "* stored bytes: avg(pg_column_size(c)), compressed size when compressed; uncompressed: avg(pg_column_size(counter_crdt_merge(c, c))). Table size: pg_table_size (heap and TOAST) after VACUUM FULL."
+	echo "* fold and forget: server-side execution time (EXPLAIN ANALYZE) of each statement, run after a VACUUM of wc, interleaved with a VACUUM of wb and \`UPDATE wb SET v = v + 1\` (the baseline: the median of those $RET_N bigint increments). time: the sum of the $RET_N statements; per row: that sum / $(fmt_int "$RET_ROWS"); all statements vs one bigint increment: the sum / the baseline, CPU: the sum of the backend's CPU times / their median."
+fi
+KNOBS="WRITERS_RUNS=$RUNS_N"
+[ "$ONLY_RETIRED" = 1 ] || KNOBS+=" WRITERS_ROWS=$ROWS"
+[ "$RETIRED" = 1 ] || KNOBS+=" WRITERS_RETIRED=0"
+[ "$ONLY_RETIRED" = 0 ] || KNOBS+=" WRITERS_ONLY_RETIRED=1"
+[ "$RETIRED" = 0 ] || KNOBS+=" WRITERS_RETIRED_ROWS=$RET_ROWS"
+[ "$RETIRED" = 0 ] || [ "$RET_W" = 300 ] || KNOBS+=" WRITERS_RETIRED_WRITERS=$RET_W"
+[ "$RETIRED" = 0 ] || [ "$RET_SETTINGS" = many ] || KNOBS+=" WRITERS_RETIRED_SETTINGS=$RET_SETTINGS"
+echo "* run time $(($(date +%s) - T_START)) s: bash bench/writers.sh ($KNOBS)"
