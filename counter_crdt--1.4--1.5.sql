@@ -48,6 +48,22 @@ RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'counter_crdt_folds'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 2;
 
+-- Many retired writers at once: one new value for them all.
+CREATE FUNCTION @extschema@.counter_crdt_fold_many(c @extschema@.counter_crdt, retired uuid[])
+RETURNS @extschema@.counter_crdt
+AS 'MODULE_PATHNAME', 'counter_crdt_fold_many'
+LANGUAGE C STABLE PARALLEL SAFE;
+
+CREATE FUNCTION @extschema@.counter_crdt_forget_many(c @extschema@.counter_crdt, retired uuid[])
+RETURNS @extschema@.counter_crdt
+AS 'MODULE_PATHNAME', 'counter_crdt_forget_many'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION @extschema@.counter_crdt_fold_many(@extschema@.counter_crdt, uuid[]) IS
+'counter_crdt_fold for each retired writer in turn, into this server''s writer id, as one new value';
+COMMENT ON FUNCTION @extschema@.counter_crdt_forget_many(@extschema@.counter_crdt, uuid[]) IS
+'counter_crdt_forget for every retired writer, in an order that lets them all go; an error when one cannot';
+
 COMMENT ON FUNCTION @extschema@.counter_crdt_fold(@extschema@.counter_crdt, uuid) IS
 'the counter with the retired writer''s count moved into this server''s shard (a leader update: run it in an UPDATE, on this server only)';
 COMMENT ON FUNCTION @extschema@.counter_crdt_fold(@extschema@.counter_crdt, uuid, uuid) IS
@@ -85,11 +101,12 @@ $$;
 COMMENT ON FUNCTION @extschema@.counter_crdt_columns(regclass) IS
 'the counter_crdt columns of every table (NULL) or of one table';
 
--- counter_crdt_fold() or counter_crdt_forget() (action 'fold' or
+-- counter_crdt_fold_many() or counter_crdt_forget_many() (action 'fold' or
 -- 'forget') on every counter of one table or of all tables, as the calling
--- role (which needs UPDATE on them).  Only rows that change are updated
--- (NULL counters are left as they are); run again, it updates none.
-CREATE FUNCTION @extschema@.counter_crdt_rewrite_counters(action text, retired uuid, only_table regclass)
+-- role (which needs UPDATE on them): one rewrite of a row for all the
+-- retired writers.  Only rows that change are updated (NULL counters are
+-- left as they are); run again, it updates none.
+CREATE FUNCTION @extschema@.counter_crdt_rewrite_counters(action text, retired uuid[], only_table regclass)
 RETURNS TABLE (table_name regclass, column_name name, counters bigint)
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -98,15 +115,20 @@ DECLARE
 	col record;
 	fn text;
 BEGIN
-	IF retired IS NULL THEN
+	IF retired IS NULL OR array_position(retired, NULL) IS NOT NULL THEN
 		RAISE EXCEPTION 'counter_crdt retired writer id must not be null'
 			USING ERRCODE = 'null_value_not_allowed';
 	END IF;
-	fn := CASE action WHEN 'fold' THEN '@extschema@.counter_crdt_fold'
-	                  WHEN 'forget' THEN '@extschema@.counter_crdt_forget' END;
+	fn := CASE action WHEN 'fold' THEN '@extschema@.counter_crdt_fold_many'
+	                  WHEN 'forget' THEN '@extschema@.counter_crdt_forget_many' END;
 	IF fn IS NULL THEN
 		RAISE EXCEPTION 'counter_crdt_rewrite_counters action must be fold or forget'
 			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF action = 'fold' AND @extschema@.counter_crdt_node_id() = ANY (retired) THEN
+		RAISE EXCEPTION 'counter_crdt cannot fold this server''s own writer id into itself'
+			USING ERRCODE = 'invalid_parameter_value',
+			      HINT = 'Run the fold on a server that goes on writing.';
 	END IF;
 	FOR col IN SELECT * FROM @extschema@.counter_crdt_columns(only_table) LOOP
 		EXECUTE format('UPDATE %1$s SET %2$I = %3$s(%2$I, $1) '
@@ -121,33 +143,42 @@ BEGIN
 END
 $$;
 
-COMMENT ON FUNCTION @extschema@.counter_crdt_rewrite_counters(text, uuid, regclass) IS
-'counter_crdt_fold or counter_crdt_forget on every counter of a table (or of all tables) that it changes; what counter_crdt_fold_writer and counter_crdt_forget_writer run';
+COMMENT ON FUNCTION @extschema@.counter_crdt_rewrite_counters(text, uuid[], regclass) IS
+'counter_crdt_fold_many or counter_crdt_forget_many on every counter of a table (or of all tables) that it changes; what the *_writer and *_writers functions run';
 
--- Step 1 of doc/retiring-writers.md: folds the retired writer into this
--- server's writer id in every counter of one table or of all tables.
+-- Step 1 of doc/retiring-writers.md: folds the retired writer (or writers)
+-- into this server's writer id in every counter of one table or of all
+-- tables.
 CREATE FUNCTION @extschema@.counter_crdt_fold_writer(retired uuid, only_table regclass DEFAULT NULL)
 RETURNS TABLE (table_name regclass, column_name name, counters bigint)
-LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp
+LANGUAGE sql
 AS $$
-BEGIN
-	IF retired = @extschema@.counter_crdt_node_id() THEN
-		RAISE EXCEPTION 'counter_crdt cannot fold this server''s own writer id into itself'
-			USING ERRCODE = 'invalid_parameter_value',
-			      HINT = 'Run the fold on a server that goes on writing.';
-	END IF;
-	RETURN QUERY SELECT * FROM @extschema@.counter_crdt_rewrite_counters('fold', retired, only_table);
-END
+	SELECT * FROM @extschema@.counter_crdt_rewrite_counters('fold', ARRAY[retired], only_table)
+$$;
+
+CREATE FUNCTION @extschema@.counter_crdt_fold_writers(retired uuid[], only_table regclass DEFAULT NULL)
+RETURNS TABLE (table_name regclass, column_name name, counters bigint)
+LANGUAGE sql
+AS $$
+	SELECT * FROM @extschema@.counter_crdt_rewrite_counters('fold', retired, only_table)
 $$;
 
 COMMENT ON FUNCTION @extschema@.counter_crdt_fold_writer(uuid, regclass) IS
 'folds the retired writer into this server''s writer id in every counter of a table (or of all tables); returns the counters changed per column';
+COMMENT ON FUNCTION @extschema@.counter_crdt_fold_writers(uuid[], regclass) IS
+'folds the retired writers into this server''s writer id in every counter of a table (or of all tables), one rewrite per counter; returns the counters changed per column';
 
--- Step 3: drops the records of a finished fold in every counter of one
--- table or of all tables; an error (and nothing changed) where it is not
+-- Step 3: drops the records of finished folds in every counter of one table
+-- or of all tables; an error (and nothing changed) where one is not
 -- finished.
 CREATE FUNCTION @extschema@.counter_crdt_forget_writer(retired uuid, only_table regclass DEFAULT NULL)
+RETURNS TABLE (table_name regclass, column_name name, counters bigint)
+LANGUAGE sql
+AS $$
+	SELECT * FROM @extschema@.counter_crdt_rewrite_counters('forget', ARRAY[retired], only_table)
+$$;
+
+CREATE FUNCTION @extschema@.counter_crdt_forget_writers(retired uuid[], only_table regclass DEFAULT NULL)
 RETURNS TABLE (table_name regclass, column_name name, counters bigint)
 LANGUAGE sql
 AS $$
@@ -156,6 +187,8 @@ $$;
 
 COMMENT ON FUNCTION @extschema@.counter_crdt_forget_writer(uuid, regclass) IS
 'drops the records of the retired writer''s finished fold from every counter of a table (or of all tables); an error where a fold is not finished';
+COMMENT ON FUNCTION @extschema@.counter_crdt_forget_writers(uuid[], regclass) IS
+'drops the records of the retired writers'' finished folds from every counter of a table (or of all tables), one rewrite per counter; an error where a fold is not finished';
 
 -- The default writer ids of this cluster's timelines, up to the current one:
 -- those of earlier timelines were left by a promotion or a point-in-time

@@ -104,6 +104,31 @@ SELECT counter_crdt_fold(c, :'A', :'C')::bigint AS given_back,
 
 DROP TABLE two;
 
+-- many writers at once: one value for them all; forgetting in any order
+CREATE TEMP TABLE many AS
+  SELECT format('{%s:3:30, %s:2:10, %s:4:-5}', :'A', :'B', :'C')::counter_crdt AS c;
+SELECT counter_crdt_fold_many(c, ARRAY[:'A', :'C']::uuid[])::bigint AS total,
+       counter_crdt_writers(counter_crdt_fold_many(c, ARRAY[:'A', :'C']::uuid[])) AS writers,
+       (SELECT count(*) FROM counter_crdt_folds(counter_crdt_fold_many(c, ARRAY[:'A', :'C']::uuid[]))) AS records,
+       counter_crdt_fold_many(c, ARRAY[:'A', :'C']::uuid[]) =
+         counter_crdt_fold(counter_crdt_fold(c, :'A'), :'C') AS same_as_one_by_one,
+       counter_crdt_fold_many(c, '{}') = c AS none_is_nothing
+  FROM many;
+-- a chain: A folded into C, then C into B (this server); C holds A's fold
+UPDATE many SET c = counter_crdt_fold(counter_crdt_fold(c, :'A', :'C'), :'C');
+SELECT c::bigint AS total, counter_crdt_writers(c) AS writers,
+       (SELECT count(*) FROM counter_crdt_folds(c)) AS records,
+       counter_crdt_forget_many(c, ARRAY[:'C', :'A']::uuid[])::bigint AS forgotten_total,
+       (SELECT count(*) FROM counter_crdt_folds(counter_crdt_forget_many(c, ARRAY[:'C', :'A']::uuid[]))) AS records_left
+  FROM many;
+\set VERBOSITY sqlstate
+SELECT counter_crdt_forget(c, :'C') FROM many;
+SELECT counter_crdt_forget_many(c, ARRAY[:'C']::uuid[]) FROM many;
+SELECT counter_crdt_fold_many(c, ARRAY[:'A', NULL]::uuid[]) FROM many;
+\set VERBOSITY default
+SELECT counter_crdt_forget_many(c, ARRAY[:'C']::uuid[]) FROM many;
+DROP TABLE many;
+
 -- arguments
 \set VERBOSITY sqlstate
 SELECT counter_crdt_fold(c, :'A', :'A') FROM v WHERE name = 'before';
@@ -136,7 +161,7 @@ CREATE TEMP TABLE sums AS
          (SELECT sum(c::bigint) FROM fold_parts) AS parts;
 SELECT * FROM counter_crdt_columns(NULL) WHERE table_name::text LIKE 'fold_%';
 SELECT * FROM counter_crdt_writer_report('fold_plain');
-SELECT * FROM counter_crdt_fold_writer(:'A') WHERE table_name::text LIKE 'fold_%';
+SELECT * FROM counter_crdt_fold_writers(ARRAY[:'A', :'C']::uuid[]) WHERE table_name::text LIKE 'fold_%';
 SELECT * FROM counter_crdt_fold_writer(:'A') WHERE table_name::text LIKE 'fold_%';
 SELECT (SELECT sum(hits::bigint) FROM fold_plain) = hits AS hits_kept,
        (SELECT sum(misses::bigint) FROM fold_plain) = misses AS misses_kept,
@@ -145,7 +170,7 @@ SELECT (SELECT sum(hits::bigint) FROM fold_plain) = hits AS hits_kept,
   FROM sums;
 SELECT * FROM counter_crdt_writer_report(NULL) WHERE table_name::text LIKE 'fold_%';
 SELECT * FROM counter_crdt_forget_writer(:'A', 'fold_parts');
-SELECT * FROM counter_crdt_forget_writer(:'A') WHERE table_name::text LIKE 'fold_%';
+SELECT * FROM counter_crdt_forget_writers(ARRAY[:'A', :'C']::uuid[]) WHERE table_name::text LIKE 'fold_%';
 SELECT * FROM counter_crdt_writer_report(NULL) WHERE table_name::text LIKE 'fold_%';
 SELECT (SELECT sum(hits::bigint) FROM fold_plain) = hits AS hits_kept,
        (SELECT sum(c::bigint) FROM fold_parts) = parts AS parts_kept
@@ -153,8 +178,9 @@ SELECT (SELECT sum(hits::bigint) FROM fold_plain) = hits AS hits_kept,
 \set VERBOSITY sqlstate
 SELECT * FROM counter_crdt_fold_writer(:'B');
 SELECT * FROM counter_crdt_fold_writer(NULL);
+SELECT * FROM counter_crdt_fold_writers(ARRAY[:'A', :'B']::uuid[]);
 SELECT * FROM counter_crdt_forget_writer(NULL);
-SELECT * FROM counter_crdt_rewrite_counters('drop', :'A', NULL);
+SELECT * FROM counter_crdt_rewrite_counters('drop', ARRAY[:'A']::uuid[], NULL);
 \set VERBOSITY default
 SELECT * FROM counter_crdt_fold_writer(:'B');
 

@@ -3,8 +3,10 @@
  *	  Retiring writers (core/cc_fold.h): counter_crdt_fold(c, retired),
  *	  which moves a retired writer's count into this server's shard,
  *	  counter_crdt_forget(c, retired) and counter_crdt_strip(c, retired),
- *	  which drop it once finished, the test counter_crdt_fold_pending(), and
- *	  the records as rows, counter_crdt_folds(c).
+ *	  which drop it once finished, the same for many retired writers at once
+ *	  (counter_crdt_fold_many, counter_crdt_forget_many), the test
+ *	  counter_crdt_fold_pending(), and the records as rows,
+ *	  counter_crdt_folds(c).
  *
  * A fold is a leader update of the target's shard: like c + n it runs
  * inside an UPDATE, under the row lock, and only the server writing as the
@@ -14,7 +16,9 @@
 #include "counter_crdt.h"
 #include "writer_ids.h"
 
+#include "catalog/pg_type.h"
 #include "funcapi.h"
+#include "utils/array.h"
 #include "utils/uuid.h"
 
 /* The counter argument, or NULL when it is NULL or a tombstone. */
@@ -208,4 +212,160 @@ counter_crdt_folds(PG_FUNCTION_ARGS)
 														  values, nulls)));
 	}
 	SRF_RETURN_DONE(funcctx);
+}
+
+/* The ids of a uuid[] argument (no NULL element), and their number. */
+static const pg_uuid_t *
+cc_uuid_array(ArrayType *arr, int *count)
+{
+	Datum	   *elems;
+	bool	   *nulls;
+	pg_uuid_t  *ids;
+
+	deconstruct_array(arr, UUIDOID, UUID_LEN, false, TYPALIGN_CHAR,
+					  &elems, &nulls, count);
+	ids = palloc(Max(*count, 1) * sizeof(pg_uuid_t));
+	for (int i = 0; i < *count; i++)
+	{
+		if (nulls[i])
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("counter_crdt retired writer id must not be null")));
+		ids[i] = *DatumGetUUIDP(elems[i]);
+	}
+	return ids;
+}
+
+/*
+ * A folded state that many steps rewrite: two buffers of room for n
+ * shards and nf records, the current state in one of them.
+ */
+typedef struct CcFoldWork
+{
+	cc_folded	cur;
+	unsigned char *shards[2];
+	unsigned char *folds[2];
+	int			side;
+	bool		changed;
+} CcFoldWork;
+
+static void
+cc_fold_work_init(CcFoldWork *w, const cc_folded *f, size_t n, size_t nf)
+{
+	cc_check_count(n);
+	cc_check_count(2 * nf);
+	for (int i = 0; i < 2; i++)
+	{
+		w->shards[i] = palloc(Max(n, 1) * CC_SHARD_SIZE);
+		w->folds[i] = palloc(Max(nf, 1) * CC_FOLD_SIZE);
+	}
+	w->cur = *f;
+	w->side = 0;
+	w->changed = false;
+}
+
+/* Takes the state just written into the spare buffers as the current one. */
+static void
+cc_fold_work_swap(CcFoldWork *w, size_t n, size_t nf)
+{
+	w->cur.shards = w->shards[w->side];
+	w->cur.folds = w->folds[w->side];
+	w->cur.n = n;
+	w->cur.nf = nf;
+	w->side = 1 - w->side;
+	w->changed = true;
+}
+
+/*
+ * counter_crdt_fold_many(c, retired[]): counter_crdt_fold(c, r) for each r
+ * in turn, into this server's writer id; one new value for them all.
+ */
+PG_FUNCTION_INFO_V1(counter_crdt_fold_many);
+Datum
+counter_crdt_fold_many(PG_FUNCTION_ARGS)
+{
+	cc_folded	f;
+	CcFoldWork	w;
+	const pg_uuid_t *ids;
+	int			count;
+
+	if (!cc_fold_arg(fcinfo, &f))
+		return cc_same(fcinfo);
+	ids = cc_uuid_array(PG_GETARG_ARRAYTYPE_P(1), &count);
+	cc_fold_work_init(&w, &f, f.n + count, f.nf + count);
+	for (int i = 0; i < count; i++)
+	{
+		size_t		n,
+					nf;
+		bool		changed;
+		cc_error	err;
+
+		if (cc_fold_apply(&w.cur, ids[i].data, cc_node_id(),
+						  w.shards[w.side], &n, w.folds[w.side], &nf,
+						  &changed, &err) != CC_OK)
+			cc_report(&err, NULL);
+		if (changed)
+			cc_fold_work_swap(&w, n, nf);
+	}
+	if (!w.changed)
+		return cc_same(fcinfo);
+	PG_RETURN_POINTER(cc_make_folded(&w.cur));
+}
+
+/*
+ * counter_crdt_forget_many(c, retired[]): counter_crdt_forget(c, r) for
+ * every r, in whatever order lets them all go (a writer that holds
+ * another's fold goes after it); the first refusal when they cannot.
+ */
+PG_FUNCTION_INFO_V1(counter_crdt_forget_many);
+Datum
+counter_crdt_forget_many(PG_FUNCTION_ARGS)
+{
+	cc_folded	f;
+	CcFoldWork	w;
+	const pg_uuid_t *ids;
+	bool	   *done;
+	int			count,
+				left;
+
+	if (!cc_fold_arg(fcinfo, &f) || f.nf == 0)
+		return cc_same(fcinfo);
+	ids = cc_uuid_array(PG_GETARG_ARRAYTYPE_P(1), &count);
+	done = palloc0(Max(count, 1) * sizeof(bool));
+	cc_fold_work_init(&w, &f, f.n, f.nf);
+	left = count;
+	while (left > 0)
+	{
+		bool		progress = false;
+		cc_error	first;
+
+		first.code = CC_OK;
+		for (int i = 0; i < count; i++)
+		{
+			size_t		n,
+						nf;
+			bool		changed;
+			cc_error	err;
+
+			if (done[i])
+				continue;
+			if (cc_fold_forget(&w.cur, ids[i].data, w.shards[w.side], &n,
+							   w.folds[w.side], &nf, &changed, &err) != CC_OK)
+			{
+				if (first.code == CC_OK)
+					first = err;
+				continue;
+			}
+			if (changed)
+				cc_fold_work_swap(&w, n, nf);
+			done[i] = true;
+			left--;
+			progress = true;
+		}
+		if (!progress)
+			cc_report(&first, NULL);
+	}
+	if (!w.changed)
+		return cc_same(fcinfo);
+	PG_RETURN_POINTER(cc_make_folded(&w.cur));
 }
