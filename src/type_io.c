@@ -74,7 +74,7 @@ counter_crdt_in(PG_FUNCTION_ARGS)
 {
 	char	   *str = PG_GETARG_CSTRING(0);
 	size_t		len = strlen(str);
-	size_t		n;
+	cc_folded	st;
 	bool		tombstone;
 	unsigned char *shards;
 	struct varlena *result;
@@ -83,11 +83,22 @@ counter_crdt_in(PG_FUNCTION_ARGS)
 	if ((result = cc_memo_get(&text_memo, str, len)) != NULL)
 		PG_RETURN_POINTER(result);
 	result = cc_make(cc_parse_capacity(str, len), false, &shards);
-	if (cc_parse(&text_ids, str, len, shards, &n, &tombstone, &err) != CC_OK)
+	if (cc_parse_folded(&text_ids, str, len, shards, &st, &tombstone, &err) != CC_OK)
 		cc_report(&err, str);
-	if (tombstone)
-		cc_stored_build_tombstone((unsigned char *) VARDATA(result));
-	cc_finish(result, n);
+	if (st.nf > 0)
+	{
+		/* records lie after the shards in result: packed into a new value */
+		struct varlena *folded = cc_make_folded(&st);
+
+		pfree(result);
+		result = folded;
+	}
+	else
+	{
+		if (tombstone)
+			cc_stored_build_tombstone((unsigned char *) VARDATA(result));
+		cc_finish(result, st.n);
+	}
 	cc_memo_put(&text_memo, str, len, result);
 	PG_RETURN_POINTER(result);
 }
@@ -100,14 +111,16 @@ counter_crdt_out(PG_FUNCTION_ARGS)
 	char	   *buf;
 	size_t		cap;
 
-	/* formatted from the shards as they lie, narrow or wide */
+	/* formatted from the shards (narrow or wide) and records as they lie */
 	cc_datum_stored(PG_GETARG_DATUM(0), &s);
-	cap = cc_format_capacity(s.n);
+	cap = cc_format_folded_capacity(s.n, s.nf);
 	if (cap > MaxAllocSize)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("counter_crdt value is too large for its text form"),
-				 errdetail("The value has %zu shards.", s.n)));
+				 s.nf == 0 ? errdetail("The value has %zu shards.", s.n) :
+				 errdetail("The value has %zu shards and %zu fold records.",
+						   s.n, s.nf)));
 	buf = palloc(cap);
 	cc_format_stored(&text_ids, &s, buf);
 	PG_RETURN_CSTRING(buf);
