@@ -404,7 +404,8 @@ cc_parse_folds(cc_parser *p, unsigned char *folds, size_t room, size_t *nf)
 			(rc = cc_expect(p, ':', "after an avalue")) != CC_OK ||
 			(rc = cc_parse_int64(p, "absorbed", f.retired, f.target, &f.absorbed)) != CC_OK)
 			return rc;
-		if ((count + 1) * CC_FOLD_SIZE > room)	/* cannot happen: room is by length */
+		/* cannot happen: a record's text is longer than its bytes need */
+		if ((count + 1) * CC_FOLD_SIZE > room)
 			return cc_syntax(p, "Expected fewer fold records");
 		cc_fold_store(folds, count++, &f);
 
