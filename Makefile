@@ -33,7 +33,8 @@ DATA = $(wildcard counter_crdt--*.sql)
 REGRESS = type_io text_errors binary_io increment merge value aggregate \
 	parallel equality shards_digest writer_ids node_id seeds replica_merge \
 	upgrade privileges health ordering replica_hazards digest_agg \
-	difference exactly_once json layout writers replica_glue latin1 fold
+	difference exactly_once json layout writers replica_glue latin1 fold \
+	fold_forms
 EXTRA_CLEAN = test/core_test test/core_test_sanitize bench/microbench test/tmp_check
 
 PG_CONFIG ?= pg_config
@@ -85,7 +86,7 @@ CORE_TEST_SRCS = $(wildcard test/core_*.c)
 # Outside the server the core hashes with OpenSSL's libcrypto (libssl-dev),
 # which the tests also take as the reference; uuid text is libuuid's.
 CORE_TEST_LIBS = -lcrypto -luuid
-CORE_TEST_HDRS = test/cc_test.h test/cc_test_states.h test/cc_ossl.h $(CORE_HDRS)
+CORE_TEST_HDRS = test/cc_test.h test/cc_test_states.h test/cc_test_folds.h test/cc_ossl.h $(CORE_HDRS)
 test/core_test: $(CORE_TEST_SRCS) $(CORE_SRCS) $(CORE_TEST_HDRS)
 	$(CC) $(CORE_TEST_CFLAGS) -Isrc/core -Itest -o $@ $(CORE_TEST_SRCS) $(CORE_SRCS) $(CORE_TEST_LIBS)
 

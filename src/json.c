@@ -20,23 +20,28 @@
 /* The ids the JSON form parsed and printed lately: the backend's cache. */
 static cc_id_cache json_ids;
 
-/* The JSON text of a value, palloc'd. */
+/* The JSON text of a value, with its fold records if any, palloc'd. */
 static char *
 cc_json_text(Datum d)
 {
-	cc_view		v;
+	cc_folded	f;
+	bool		tombstone = cc_datum_folded(d, &f);
 	size_t		cap;
 	char	   *buf;
 
-	cc_datum_view(d, &v);
-	cap = cc_json_format_capacity(v.n);
+	cap = cc_json_format_folded_capacity(f.n, f.nf);
 	if (cap > MaxAllocSize)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("counter_crdt value is too large for its JSON form"),
-				 errdetail("The value has %zu shards.", v.n)));
+				 f.nf == 0 ? errdetail("The value has %zu shards.", f.n) :
+				 errdetail("The value has %zu shards and %zu fold records.",
+						   f.n, f.nf)));
 	buf = palloc(cap);
-	cc_json_format(&json_ids, v.shards, v.n, v.tombstone, buf);
+	if (tombstone)
+		cc_json_format(&json_ids, NULL, 0, true, buf);
+	else
+		cc_json_format_folded(&json_ids, &f, buf);
 	return buf;
 }
 
@@ -44,18 +49,26 @@ cc_json_text(Datum d)
 static Datum
 cc_from_json_text(const char *str, size_t len)
 {
-	size_t		n;
+	cc_folded	st;
 	bool		tombstone;
 	unsigned char *shards;
 	struct varlena *result;
 	cc_error	err;
 
 	result = cc_make(cc_json_parse_capacity(str, len), false, &shards);
-	if (cc_json_parse(&json_ids, str, len, shards, &n, &tombstone, &err) != CC_OK)
+	if (cc_json_parse_folded(&json_ids, str, len, shards, &st, &tombstone, &err) != CC_OK)
 		cc_report(&err, str);
+	if (st.nf > 0)
+	{
+		/* records lie after the shards in result: packed into a new value */
+		struct varlena *folded = cc_make_folded(&st);
+
+		pfree(result);
+		return PointerGetDatum(folded);
+	}
 	if (tombstone)
 		cc_stored_build_tombstone((unsigned char *) VARDATA(result));
-	cc_finish(result, n);
+	cc_finish(result, st.n);
 	return PointerGetDatum(result);
 }
 

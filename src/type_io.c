@@ -4,8 +4,10 @@
  *
  * The binary form (send/recv) is versioned and big-endian; its byte table
  * is in core/cc_wire.h.  recv is reachable by any user through COPY ...
- * (FORMAT binary): it checks the length against the count before it
- * allocates, and checks every shard.
+ * (FORMAT binary): it checks the length against the counts before it
+ * allocates, and checks every shard and every fold record.  Values with
+ * fold records (all three forms) are built by cc_make_folded(), which
+ * keeps cc_fold_total() as their total.
  */
 #include "counter_crdt.h"
 
@@ -74,7 +76,7 @@ counter_crdt_in(PG_FUNCTION_ARGS)
 {
 	char	   *str = PG_GETARG_CSTRING(0);
 	size_t		len = strlen(str);
-	size_t		n;
+	cc_folded	st;
 	bool		tombstone;
 	unsigned char *shards;
 	struct varlena *result;
@@ -83,11 +85,22 @@ counter_crdt_in(PG_FUNCTION_ARGS)
 	if ((result = cc_memo_get(&text_memo, str, len)) != NULL)
 		PG_RETURN_POINTER(result);
 	result = cc_make(cc_parse_capacity(str, len), false, &shards);
-	if (cc_parse(&text_ids, str, len, shards, &n, &tombstone, &err) != CC_OK)
+	if (cc_parse_folded(&text_ids, str, len, shards, &st, &tombstone, &err) != CC_OK)
 		cc_report(&err, str);
-	if (tombstone)
-		cc_stored_build_tombstone((unsigned char *) VARDATA(result));
-	cc_finish(result, n);
+	if (st.nf > 0)
+	{
+		/* records lie after the shards in result: packed into a new value */
+		struct varlena *folded = cc_make_folded(&st);
+
+		pfree(result);
+		result = folded;
+	}
+	else
+	{
+		if (tombstone)
+			cc_stored_build_tombstone((unsigned char *) VARDATA(result));
+		cc_finish(result, st.n);
+	}
 	cc_memo_put(&text_memo, str, len, result);
 	PG_RETURN_POINTER(result);
 }
@@ -100,14 +113,16 @@ counter_crdt_out(PG_FUNCTION_ARGS)
 	char	   *buf;
 	size_t		cap;
 
-	/* formatted from the shards as they lie, narrow or wide */
+	/* formatted from the shards (narrow or wide) and records as they lie */
 	cc_datum_stored(PG_GETARG_DATUM(0), &s);
-	cap = cc_format_capacity(s.n);
+	cap = cc_format_folded_capacity(s.n, s.nf);
 	if (cap > MaxAllocSize)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("counter_crdt value is too large for its text form"),
-				 errdetail("The value has %zu shards.", s.n)));
+				 s.nf == 0 ? errdetail("The value has %zu shards.", s.n) :
+				 errdetail("The value has %zu shards and %zu fold records.",
+						   s.n, s.nf)));
 	buf = palloc(cap);
 	cc_format_stored(&text_ids, &s, buf);
 	PG_RETURN_CSTRING(buf);
@@ -120,7 +135,8 @@ counter_crdt_recv(PG_FUNCTION_ARGS)
 	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
 	const unsigned char *data = (const unsigned char *) buf->data + buf->cursor;
 	size_t		len = (size_t) (buf->len - buf->cursor);
-	size_t		n;
+	size_t		n,
+				nf;
 	bool		tombstone;
 	unsigned char *shards;
 	struct varlena *result;
@@ -131,12 +147,38 @@ counter_crdt_recv(PG_FUNCTION_ARGS)
 		buf->cursor = buf->len;
 		PG_RETURN_POINTER(result);
 	}
-	if (cc_decode_header(data, len, &n, &tombstone, &err) != CC_OK)
+	/* the counts fit len, checked before anything is allocated */
+	if (cc_decode_header_folded(data, len, &n, &nf, &tombstone, &err) != CC_OK)
 		cc_report(&err, NULL);
-	result = cc_make(n, tombstone, &shards);
-	if (cc_decode_shards(data, n, shards, &err) != CC_OK)
-		cc_report(&err, NULL);
-	cc_finish(result, n);
+	if (nf == 0)
+	{
+		result = cc_make(n, tombstone, &shards);
+		if (cc_decode_shards(data, n, shards, &err) != CC_OK)
+			cc_report(&err, NULL);
+		cc_finish(result, n);
+	}
+	else
+	{
+		/* version 2: the shards, then the records checked against them */
+		cc_folded	f;
+		unsigned char *folds;
+
+		cc_check_count(n);
+		shards = palloc(n * CC_SHARD_SIZE);
+		folds = palloc(nf * CC_FOLD_SIZE);
+		if (cc_decode_shards(data, n, shards, &err) != CC_OK)
+			cc_report(&err, NULL);
+		cc_decode_folds(data, n, nf, folds);
+		f.shards = shards;
+		f.n = n;
+		f.folds = folds;
+		f.nf = nf;
+		if (cc_fold_check(&f, CC_ERR_BINARY, &err) != CC_OK)
+			cc_report(&err, NULL);
+		result = cc_make_folded(&f);
+		pfree(shards);
+		pfree(folds);
+	}
 	cc_memo_put(&binary_memo, (const char *) data, len, result);
 	buf->cursor = buf->len;
 	PG_RETURN_POINTER(result);
@@ -150,13 +192,16 @@ counter_crdt_send(PG_FUNCTION_ARGS)
 	bytea	   *result;
 	size_t		size;
 
+	/* the shards (narrow or wide) and records as they lie */
 	cc_datum_stored(PG_GETARG_DATUM(0), &s);
-	size = cc_wire_size(s.n);
+	size = cc_wire_folded_size(s.n, s.nf);
 	if (size > MaxAllocSize - VARHDRSZ)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("counter_crdt value is too large for its binary form"),
-				 errdetail("The value has %zu shards.", s.n)));
+				 s.nf == 0 ? errdetail("The value has %zu shards.", s.n) :
+				 errdetail("The value has %zu shards and %zu fold records.",
+						   s.n, s.nf)));
 	result = palloc(VARHDRSZ + size);
 	SET_VARSIZE(result, VARHDRSZ + size);
 	cc_encode_stored(&s, (unsigned char *) VARDATA(result));

@@ -8,6 +8,7 @@
 
 #include "cc_ossl.h"
 #include "cc_test.h"
+#include "cc_test_folds.h"
 
 #define A "00000000-0000-0000-0000-000000000001"
 #define B "7fffffff-ffff-ffff-ffff-ffffffffffff"
@@ -284,10 +285,13 @@ test_binary(void)
 		CHECKF(cc_decode_header(wire, len, &m, &tomb, &err) == CC_ERR_BINARY,
 			   "length %zu accepted", len);
 
-	/* bad version, flags, counts */
+	/* bad version, flags, counts (version 2 holds fold records: below) */
 	wire[0] = 2;
 	CHECK(cc_decode_header(wire, sizeof(expected), &m, &tomb, &err) == CC_ERR_BINARY &&
 		  strstr(err.detail, "version 2") != NULL);
+	wire[0] = 3;
+	CHECK(cc_decode_header(wire, sizeof(expected), &m, &tomb, &err) == CC_ERR_BINARY &&
+		  strstr(err.detail, "Format version 3 is not supported; this build reads versions 1 and 2.") != NULL);
 	wire[0] = 0;
 	CHECK(cc_decode_header(wire, sizeof(expected), &m, &tomb, &err) == CC_ERR_BINARY &&
 		  strstr(err.detail, "version 0") != NULL);
@@ -368,6 +372,358 @@ test_binary(void)
 	}
 }
 
+/* ------------------------------------------------- binary fold records */
+
+/*
+ * Decodes buf as counter_crdt_recv does: the header of either version, the
+ * shards, the records, cc_fold_check().  out and fout have room for what
+ * the header allows.
+ */
+static cc_code
+wire_decode_folded(const unsigned char *buf, size_t len, cc_folded *st,
+				   unsigned char *out, unsigned char *fout, bool *tomb,
+				   cc_error *err)
+{
+	size_t		n,
+				nf;
+	cc_code		rc;
+
+	if ((rc = cc_decode_header_folded(buf, len, &n, &nf, tomb, err)) != CC_OK)
+		return rc;
+	if ((rc = cc_decode_shards(buf, n, out, err)) != CC_OK)
+		return rc;
+	cc_decode_folds(buf, n, nf, fout);
+	st->shards = out;
+	st->n = n;
+	st->folds = fout;
+	st->nf = nf;
+	return nf > 0 ? cc_fold_check(st, CC_ERR_BINARY, err) : CC_OK;
+}
+
+/* The folded state of a text literal, into t. */
+static void
+folded_from_text(const char *text, cc_test_folded *t)
+{
+	unsigned char room[64 * CC_SHARD_SIZE];
+	cc_folded	st;
+	bool		tomb;
+	cc_error	err;
+
+	memset(t, 0, sizeof(*t));
+	if (cc_parse_folded(&cc_test_ids, text, strlen(text), room, &st, &tomb, &err) != CC_OK)
+	{
+		CHECKF(false, "test literal does not parse: %s: %s", text, err.detail);
+		return;
+	}
+	memcpy(t->s, st.shards, st.n * CC_SHARD_SIZE);
+	t->n = st.n;
+	memcpy(t->f, st.folds, st.nf * CC_FOLD_SIZE);
+	t->nf = st.nf;
+}
+
+/* Rejected with CC_ERR_BINARY and a detail that contains the given words. */
+static void
+check_wire_rejects(const unsigned char *buf, size_t len, const char *detail_has,
+				   const char *what)
+{
+	unsigned char *copy = exact_copy(buf, len > 0 ? len : 1);
+	unsigned char out[8 * CC_SHARD_SIZE],
+				fout[8 * CC_FOLD_SIZE];
+	cc_folded	st;
+	bool		tomb;
+	cc_error	err;
+	cc_code		rc;
+	size_t		n,
+				nf;
+
+	/* what the header lets through must fit the buffers here */
+	if (cc_decode_header_folded(copy, len, &n, &nf, &tomb, NULL) == CC_OK)
+		CHECKF(n <= 8 && nf <= 8, "%s: header allows %zu shards, %zu records", what, n, nf);
+	err.detail[0] = '\0';
+	rc = wire_decode_folded(copy, len, &st, out, fout, &tomb, &err);
+	CHECKF(rc == CC_ERR_BINARY && err.code == CC_ERR_BINARY &&
+		   strstr(err.detail, detail_has) != NULL,
+		   "%s should fail mentioning \"%s\"; got rc %d, \"%s\"", what, detail_has,
+		   (int) rc, err.detail);
+	free(copy);
+}
+
+static void
+test_binary_folded(void)
+{
+	static const unsigned char expected[] = {
+		2, 0, 0, 0, 0, 1,
+		/* shard 7fff...ff : 4 : 110 */
+		0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0, 0, 0, 0, 0, 0, 0, 4,
+		0, 0, 0, 0, 0, 0, 0, 110,
+		/* one record */
+		0, 0, 0, 1,
+		0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0, 0, 0, 0, 0, 0, 0, 4,
+		0, 0, 0, 0, 0, 0, 0, 5,
+		0, 0, 0, 0, 0, 0, 0, 100,
+		0, 0, 0, 0, 0, 0, 0, 100,
+	};
+	cc_test_folded x;
+	cc_folded	v,
+				back;
+	unsigned char wire[sizeof(expected) + 128],
+				out[8 * CC_SHARD_SIZE],
+				fout[8 * CC_FOLD_SIZE];
+	bool		tomb;
+	cc_error	err;
+	size_t		n,
+				nf;
+
+	folded_from_text("{" B ":4:110} folded {" C ">" B ":4:5:100:100}", &x);
+	v = cc_test_folded_view(&x);
+
+	/* the bytes, pinned; from the records and from the stored value alike */
+	CHECK(cc_wire_folded_size(v.n, v.nf) == sizeof(expected));
+	memset(wire, 0xa5, sizeof(wire));
+	cc_encode_folded(v.shards, v.n, v.folds, v.nf, wire);
+	CHECK(memcmp(wire, expected, sizeof(expected)) == 0 && wire[sizeof(expected)] == 0xa5);
+	{
+		unsigned char data[CC_STORED_FOLDED_SIZE(1, 1)];
+		cc_stored	so;
+
+		CHECK(cc_stored_open(data, cc_stored_pack_folded(data, &v), &so, &err) == CC_OK);
+		memset(wire, 0, sizeof(wire));
+		cc_encode_stored(&so, wire);
+		CHECK(memcmp(wire, expected, sizeof(expected)) == 0);
+	}
+	CHECK(wire_decode_folded(expected, sizeof(expected), &back, out, fout, &tomb, &err) == CC_OK &&
+		  !tomb && back.n == 1 && back.nf == 1 &&
+		  memcmp(back.shards, v.shards, CC_SHARD_SIZE) == 0 &&
+		  memcmp(back.folds, v.folds, CC_FOLD_SIZE) == 0);
+	{
+		cc_fold		f;
+
+		cc_fold_load(back.folds, 0, &f);
+		CHECK(f.tclock == 4 && f.aclock == 5 && f.avalue == 100 && f.absorbed == 100 &&
+			  f.retired[0] == 0x80 && f.target[0] == 0x7f);
+	}
+	/* without records: version 1, as before */
+	cc_encode_folded(v.shards, v.n, v.folds, 0, wire);
+	CHECK(wire[0] == 1 && cc_wire_folded_size(v.n, 0) == cc_wire_size(v.n));
+	CHECK(cc_decode_header_folded(wire, cc_wire_size(v.n), &n, &nf, &tomb, &err) == CC_OK &&
+		  n == 1 && nf == 0 && !tomb);
+	/* a reader of version 1 only refuses version 2 */
+	CHECK(cc_decode_header(expected, sizeof(expected), &n, &tomb, &err) == CC_ERR_BINARY &&
+		  strstr(err.detail, "Format version 2 holds fold records, which this reader does not take.") != NULL);
+
+	/* every truncation, and every extension by less than a record */
+	for (size_t len = 0; len < sizeof(expected); len++)
+	{
+		unsigned char *cut = exact_copy(expected, len > 0 ? len : 1);
+
+		CHECKF(cc_decode_header_folded(cut, len, &n, &nf, &tomb, &err) == CC_ERR_BINARY,
+			   "length %zu accepted", len);
+		free(cut);
+	}
+	memcpy(wire, expected, sizeof(expected));
+	memset(wire + sizeof(expected), 0, sizeof(wire) - sizeof(expected));
+	for (size_t extra = 1; extra <= CC_FOLD_SIZE; extra++)
+	{
+		CHECKF(cc_decode_header_folded(wire, sizeof(expected) + extra, &n, &nf, &tomb, &err) == CC_ERR_BINARY &&
+			   strstr(err.detail, "The value announces 1 fold record but") != NULL,
+			   "%zu bytes more accepted", extra);
+	}
+
+	/* header, counts and lengths */
+	memcpy(wire, expected, sizeof(expected));
+	wire[0] = 3;
+	check_wire_rejects(wire, sizeof(expected), "Format version 3 is not supported; this build reads versions 1 and 2.", "version 3");
+	wire[0] = 0;
+	check_wire_rejects(wire, sizeof(expected), "Format version 0 is not supported", "version 0");
+	wire[0] = 2;
+	wire[1] = 1;
+	check_wire_rejects(wire, sizeof(expected), "A tombstone has no fold records", "a tombstone of version 2");
+	wire[1] = 2;
+	check_wire_rejects(wire, sizeof(expected), "Unknown flag bits 0x02 are set.", "flag 0x02");
+	wire[1] = 0;
+	check_wire_rejects(wire, 6, "The header announces 1 shard but the value ends before its fold record count (0 bytes after the header).",
+					   "version 2 header alone");
+	{
+		static const unsigned char empty2[] = {2, 0, 0, 0, 0, 0};
+		static const unsigned char zero2[] = {2, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+
+		check_wire_rejects(empty2, sizeof(empty2), "ends before its fold record count", "version 2, no shards, no count");
+		check_wire_rejects(zero2, sizeof(zero2), "The fold record count is 0; format version 2 is for values with fold records.",
+						   "version 2, record count 0");
+	}
+	wire[5] = 2;				/* two shards announced, one there */
+	check_wire_rejects(wire, sizeof(expected), "The value announces 4294967295 fold records but 32 bytes", "shard count 2");
+	wire[5] = 0;				/* no shards: the shard's bytes read as the count */
+	check_wire_rejects(wire, sizeof(expected), "fold record", "shard count 0");
+	wire[2] = wire[3] = wire[4] = wire[5] = 0xff;
+	check_wire_rejects(wire, sizeof(expected), "The header announces 4294967295 shards but", "shard count 2^32-1");
+	wire[2] = 0x08;				/* 2^27 + 1: times 32 wraps to 32 in 32 bits */
+	wire[3] = wire[4] = 0;
+	wire[5] = 1;
+	check_wire_rejects(wire, sizeof(expected), "The header announces 134217729 shards", "shard count 2^27+1");
+	memcpy(wire, expected, sizeof(expected));
+	wire[38] = wire[39] = wire[40] = wire[41] = 0xff;
+	check_wire_rejects(wire, sizeof(expected), "The value announces 4294967295 fold records but 64 bytes", "record count 2^32-1");
+	wire[38] = 0x04;			/* 2^26 + 1: times 64 wraps to 64 in 32 bits */
+	wire[39] = wire[40] = 0;
+	wire[41] = 1;
+	check_wire_rejects(wire, sizeof(expected), "The value announces 67108865 fold records", "record count 2^26+1");
+	wire[38] = 0;
+	wire[41] = 2;
+	check_wire_rejects(wire, sizeof(expected), "The value announces 2 fold records but 64 bytes", "record count 2");
+	wire[41] = 0;
+	check_wire_rejects(wire, sizeof(expected), "The fold record count is 0", "record count 0");
+
+	/* the records' own checks, and their agreement with the shards */
+	memcpy(wire, expected, sizeof(expected));
+	wire[42 + 32 + 7] = 0;		/* tclock 0 */
+	check_wire_rejects(wire, sizeof(expected), "Fold record " C ">" B " has tclock 0; clocks start at 1.", "tclock 0");
+	wire[42 + 32 + 7] = 4;
+	wire[42 + 40] = 0x80;		/* aclock negative */
+	check_wire_rejects(wire, sizeof(expected), "has aclock -9223372036854775803; clocks start at 1.", "aclock negative");
+	wire[42 + 40] = 0;
+	wire[42 + 32 + 7] = 5;		/* tclock above the target's shard */
+	check_wire_rejects(wire, sizeof(expected), "Fold record " C ">" B " has tclock 5, newer than its target's shard (clock 4).",
+					   "tclock 5");
+	wire[42 + 32 + 7] = 4;
+	memcpy(wire + 42, wire + 42 + 16, 16);	/* retired = target */
+	check_wire_rejects(wire, sizeof(expected), "Fold record " B ">" B " names one writer as retired and target.", "A>A");
+	memcpy(wire, expected, sizeof(expected));
+	wire[42 + 16] = 0xff;		/* a target without a shard */
+	check_wire_rejects(wire, sizeof(expected), "The target of fold record " C ">" "ff", "target without shard");
+	memcpy(wire, expected, sizeof(expected));
+	wire[6 + 31] = 5;			/* the target's shard still fine, clock 4 */
+	{
+		/* the retired writer's shard, at a clock its record has seen */
+		static unsigned char two[sizeof(expected) + CC_SHARD_SIZE];
+		cc_shard	late = {{0x80}, 5, 100};
+
+		memcpy(two, expected, 38);
+		two[5] = 2;
+		cc_put_shard(two + 38, &late);
+		memcpy(two + 70, expected + 38, sizeof(expected) - 38);
+		check_wire_rejects(two, sizeof(two), "Retired writer " C " keeps its shard of clock 5, which its fold records have seen (aclock 5).",
+						   "retired shard seen");
+		/* one clock later it is a late write: accepted */
+		two[38 + 23] = 6;
+		CHECK(wire_decode_folded(two, sizeof(two), &back, out, fout, &tomb, &err) == CC_OK && back.n == 2);
+		/* shards out of order */
+		memcpy(two + 6, expected + 6, 32);
+		memcpy(two + 38, two + 6, 16);
+		check_wire_rejects(two, sizeof(two), "appears more than once", "shards repeated");
+	}
+	{
+		/* two records: out of order, repeated */
+		static unsigned char recs[sizeof(expected) + CC_FOLD_SIZE];
+
+		folded_from_text("{" B ":5:300} folded {" C ">" B ":4:5:100:100, " D ">" B ":5:2:200:200}", &x);
+		v = cc_test_folded_view(&x);
+		CHECK(cc_wire_folded_size(v.n, v.nf) == sizeof(recs));
+		cc_encode_folded(v.shards, v.n, v.folds, v.nf, recs);
+		CHECK(wire_decode_folded(recs, sizeof(recs), &back, out, fout, &tomb, &err) == CC_OK && back.nf == 2);
+		memcpy(wire, recs + 42, 64);
+		memcpy(recs + 42, recs + 106, 64);
+		memcpy(recs + 106, wire, 64);
+		check_wire_rejects(recs, sizeof(recs), "Fold record " C ">" B " is out of ascending (retired, target) order.", "records swapped");
+		memcpy(recs + 42, recs + 106, 64);
+		check_wire_rejects(recs, sizeof(recs), "Fold record " C ">" B " appears more than once.", "record repeated");
+	}
+
+	/*
+	 * Random folded states: the bytes of the records and of the stored
+	 * value are one, decode gives the state back, and every one-byte
+	 * change is either a valid state or refused (never read past the
+	 * value: each is decoded from a block of its exact length).
+	 */
+	{
+		uint64_t	rng = 0xb1a2c3ULL;
+		long		bad_trip = 0,
+					bad_mutant = 0,
+					mutants_ok = 0;
+		const int	cases = 20000;
+
+		for (int i = 0; i < cases; i++)
+		{
+			static unsigned char bout[CC_TF_SHARDS * CC_SHARD_SIZE],
+						bfout[CC_TF_FOLDS * CC_FOLD_SIZE];
+			size_t		len;
+			unsigned char *w,
+					   *data;
+			cc_stored	so;
+			cc_code		rc;
+
+			cc_test_random_folded(&rng, &x);
+			v = cc_test_folded_view(&x);
+			len = cc_wire_folded_size(v.n, v.nf);
+			w = exact_alloc(len);
+			data = exact_alloc(CC_STORED_FOLDED_SIZE(v.n, v.nf));
+			cc_encode_folded(v.shards, v.n, v.folds, v.nf, w);
+			if (cc_stored_open(data, cc_stored_pack_folded(data, &v), &so, &err) != CC_OK)
+				bad_trip++;
+			else
+			{
+				unsigned char *w2 = exact_alloc(len);
+
+				cc_encode_stored(&so, w2);
+				if (memcmp(w, w2, len) != 0)
+					bad_trip++;
+				free(w2);
+			}
+			if (wire_decode_folded(w, len, &back, bout, bfout, &tomb, &err) != CC_OK ||
+				tomb || back.n != v.n || back.nf != v.nf ||
+				memcmp(back.shards, v.shards, v.n * CC_SHARD_SIZE) != 0 ||
+				memcmp(back.folds, v.folds, v.nf * CC_FOLD_SIZE) != 0)
+			{
+				if (bad_trip++ < 5)
+					fprintf(stderr, "folded wire round trip broken: %s\n", err.detail);
+			}
+
+			/* one byte changed */
+			{
+				size_t		at = cc_test_splitmix(&rng) % len;
+				unsigned char *m;
+				size_t		mn,
+							mnf;
+				bool		mt;
+
+				w[at] ^= (unsigned char) (1u << (cc_test_splitmix(&rng) % 8));
+				m = w;
+				err.code = CC_OK;
+				/* room for what the header lets through, as recv allocates it */
+				if ((rc = cc_decode_header_folded(m, len, &mn, &mnf, &mt, &err)) == CC_OK)
+				{
+					unsigned char *ms = exact_alloc(mn * CC_SHARD_SIZE + 1),
+							   *mf = exact_alloc(mnf * CC_FOLD_SIZE + 1);
+
+					rc = wire_decode_folded(m, len, &back, ms, mf, &tomb, &err);
+					if (rc == CC_OK)
+					{
+						mutants_ok++;
+						if (cc_check_canonical(back.shards, back.n, CC_ERR_BINARY, NULL) != CC_OK ||
+							(back.nf > 0 && cc_fold_check(&back, CC_ERR_BINARY, NULL) != CC_OK))
+							bad_mutant++;
+					}
+					free(ms);
+					free(mf);
+				}
+				if (rc != CC_OK &&
+					(rc != CC_ERR_BINARY || err.code != CC_ERR_BINARY || err.detail[0] == '\0'))
+					bad_mutant++;
+			}
+			free(w);
+			free(data);
+		}
+		CHECKF(bad_trip == 0, "folded wire round trip broken in %ld of %d cases", bad_trip, cases);
+		CHECKF(bad_mutant == 0, "a mutated folded wire value gave a bad result in %ld of %d cases", bad_mutant, cases);
+		CHECKF(mutants_ok > 0, "no mutant of a folded wire value was still valid");
+	}
+}
+
 static void
 test_canonical(void)
 {
@@ -403,5 +759,6 @@ test_algebra(void)
 	test_sum();
 	test_equal_digest();
 	test_binary();
+	test_binary_folded();
 	test_canonical();
 }

@@ -5,10 +5,12 @@
  */
 #include <locale.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include <uuid/uuid.h>
 
 #include "cc_test.h"
+#include "cc_test_folds.h"
 
 #define A "00000000-0000-0000-0000-000000000001"
 #define D "ffffffff-ffff-ffff-ffff-ffffffffffff"
@@ -16,6 +18,8 @@
 #define EX2 "7f0cab51-fb72-3e98-bdb4-0404a982865d"
 
 static unsigned char buf[256 * CC_SHARD_SIZE];
+
+static void test_text_folded(void);
 
 /*
  * The uuid text of libuuid held to the spelling that counter_crdt accepts:
@@ -405,4 +409,449 @@ test_text(void)
 		CHECK(len + 1 <= cc_format_capacity(n));
 		CHECK(len == strlen(out));
 	}
+
+	test_text_folded();
+}
+
+/* ------------------------------------------------------- fold records */
+
+#define FR "80000000-0000-0000-0000-000000000000"
+#define FT "7fffffff-ffff-ffff-ffff-ffffffffffff"
+#define FC "ffffffff-ffff-ffff-ffff-ffffffffffff"
+#define FB "81111111-1111-1111-1111-111111111111"
+#define FOLD_EX "{" FT ":4:110} folded {" FR ">" FT ":4:5:100:100}"
+
+/*
+ * cc_parse_folded() into a block of exactly the room it is promised
+ * (cc_parse_capacity() shards), so that AddressSanitizer sees a write past
+ * it; the caller frees *room.
+ */
+static cc_code
+parse_folded(const char *in, size_t len, unsigned char **room, cc_folded *st,
+			 bool *t, cc_error *err)
+{
+	*room = exact_alloc(cc_parse_capacity(in, len) * CC_SHARD_SIZE);
+	return cc_parse_folded(&cc_test_ids, in, len, *room, st, t, err);
+}
+
+/* The canonical text of a parsed value, shards and records. */
+static const char *
+folded_text(const cc_folded *st, bool t)
+{
+	static char out[16384];
+
+	if (t)
+		return "tombstone";
+	if (cc_format_folded_capacity(st->n, st->nf) > sizeof(out))
+		return "(too long to show)";
+	cc_format_folded(&cc_test_ids, st, out);
+	return out;
+}
+
+static void
+check_folded_parses(const char *in, const char *canonical)
+{
+	unsigned char *room;
+	cc_folded	st;
+	bool		t;
+	cc_error	err;
+	cc_code		rc = parse_folded(in, strlen(in), &room, &st, &t, &err);
+	const char *got = rc == CC_OK ? folded_text(&st, t) : err.detail;
+
+	CHECKF(rc == CC_OK && strcmp(got, canonical) == 0,
+		   "parse_folded(\"%s\") gave \"%s\", expected \"%s\"", in, got, canonical);
+	free(room);
+}
+
+static void
+check_folded_rejects(const char *in, const char *detail_has)
+{
+	unsigned char *room;
+	cc_folded	st;
+	bool		t;
+	cc_error	err;
+	cc_code		rc;
+
+	err.detail[0] = '\0';
+	rc = parse_folded(in, strlen(in), &room, &st, &t, &err);
+	CHECKF(rc == CC_ERR_SYNTAX && err.code == CC_ERR_SYNTAX &&
+		   strstr(err.detail, detail_has) != NULL,
+		   "parse_folded(\"%s\") should fail mentioning \"%s\"; got rc %d, \"%s\"",
+		   in, detail_has, (int) rc, err.detail);
+	free(room);
+	/* the same without an error buffer */
+	rc = parse_folded(in, strlen(in), &room, &st, &t, NULL);
+	CHECK(rc == CC_ERR_SYNTAX);
+	free(room);
+}
+
+/*
+ * The text of a folded state written the way a careless writer might:
+ * white space around every token, ids and keyword in random letter case,
+ * shards and records in random order, numbers with a "+" or leading zeros.
+ * Independent of cc_format_folded().
+ */
+static size_t
+messy_folded(uint64_t *rng, const cc_folded *st, char *o)
+{
+	static const char *const ws[] = {"", " ", "\n", "\t", "\r\n  ", "\f\v"};
+	size_t		order[CC_TF_SHARDS + CC_TF_FOLDS];
+	char	   *p = o;
+
+#define MWS() (p += sprintf(p, "%s", ws[cc_test_splitmix(rng) % 6]))
+#define MID(id) \
+	do { \
+		char		text_[CC_UUID_TEXT_LEN + 1]; \
+		cc_uuid_format((id), text_); \
+		for (int c_ = 0; c_ < CC_UUID_TEXT_LEN; c_++) \
+			*p++ = (text_[c_] >= 'a' && text_[c_] <= 'f' && cc_test_splitmix(rng) % 2) \
+				? (char) (text_[c_] - 'a' + 'A') : text_[c_]; \
+	} while (0)
+#define MNUM(v) \
+	(p += sprintf(p, cc_test_splitmix(rng) % 4 == 0 && (v) >= 0 ? "+00%lld" : "%lld", (long long) (v)))
+
+	for (int part = 0; part < 2; part++)
+	{
+		size_t		count = part == 0 ? st->n : st->nf;
+
+		for (size_t i = 0; i < count; i++)
+			order[i] = i;
+		for (size_t i = count; i > 1; i--)
+		{
+			size_t		j = cc_test_splitmix(rng) % i,
+						x = order[i - 1];
+
+			order[i - 1] = order[j];
+			order[j] = x;
+		}
+		MWS();
+		if (part == 1)
+		{
+			p += sprintf(p, "%s", cc_test_splitmix(rng) % 2 ? "folded" : "FoLdEd");
+			MWS();
+		}
+		*p++ = '{';
+		for (size_t i = 0; i < count; i++)
+		{
+			MWS();
+			if (i > 0)
+			{
+				*p++ = ',';
+				MWS();
+			}
+			if (part == 0)
+			{
+				cc_shard	sh;
+
+				cc_load(st->shards, order[i], &sh);
+				MID(sh.id);
+				MWS();
+				*p++ = ':';
+				MWS();
+				MNUM(sh.clock);
+				MWS();
+				*p++ = ':';
+				MWS();
+				MNUM(sh.value);
+			}
+			else
+			{
+				cc_fold		f;
+
+				cc_fold_load(st->folds, order[i], &f);
+				MID(f.retired);
+				MWS();
+				*p++ = '>';
+				MWS();
+				MID(f.target);
+				MWS();
+				*p++ = ':';
+				MWS();
+				MNUM(f.tclock);
+				MWS();
+				*p++ = ':';
+				MWS();
+				MNUM(f.aclock);
+				MWS();
+				*p++ = ':';
+				MWS();
+				MNUM(f.avalue);
+				MWS();
+				*p++ = ':';
+				MWS();
+				MNUM(f.absorbed);
+			}
+		}
+		MWS();
+		*p++ = '}';
+	}
+	MWS();
+	*p = '\0';
+#undef MWS
+#undef MID
+#undef MNUM
+	return (size_t) (p - o);
+}
+
+static bool
+same_folded(const cc_folded *a, const cc_folded *b)
+{
+	return a->n == b->n && a->nf == b->nf &&
+		memcmp(a->shards, b->shards, a->n * CC_SHARD_SIZE) == 0 &&
+		memcmp(a->folds, b->folds, a->nf * CC_FOLD_SIZE) == 0;
+}
+
+/*
+ * Random folded states: canonical text and any legal rewriting of it read
+ * back as the same state; the text of the stored value the same as of the
+ * state; the stored total cc_fold_total()'s.
+ */
+static void
+test_text_folded_random(int cases)
+{
+	uint64_t	rng = 0x20261124ULL;
+	static char text[16384],
+				text2[16384];
+	long		bad_round = 0,
+				bad_messy = 0,
+				bad_stored = 0,
+				bad_total = 0,
+				overflow = 0,
+				present = 0;
+
+	for (int i = 0; i < cases; i++)
+	{
+		cc_test_folded x;
+		cc_folded	v,
+					back;
+		unsigned char *room;
+		bool		t;
+		cc_error	err;
+		size_t		len;
+
+		cc_test_random_folded(&rng, &x);
+		v = cc_test_folded_view(&x);
+		len = cc_format_folded(&cc_test_ids, &v, text);
+		if (len + 1 > cc_format_folded_capacity(v.n, v.nf) || len != strlen(text) ||
+			parse_folded(text, len, &room, &back, &t, &err) != CC_OK ||
+			t || !same_folded(&v, &back))
+		{
+			if (bad_round++ < 5)
+				fprintf(stderr, "folded text round trip broken: %s (%s)\n", text, err.detail);
+		}
+		else
+			free(room);
+
+		len = messy_folded(&rng, &v, text2);
+		if (parse_folded(text2, len, &room, &back, &t, &err) != CC_OK ||
+			t || !same_folded(&v, &back))
+		{
+			if (bad_messy++ < 5)
+				fprintf(stderr, "messy folded text not read back: %s (%s)\n", text2, err.detail);
+		}
+		else
+			free(room);
+
+		/* the stored value: packed with its total, printed as it lies */
+		{
+			unsigned char *data = exact_alloc(CC_STORED_FOLDED_SIZE(v.n, v.nf));
+			size_t		slen = cc_stored_pack_folded(data, &v);
+			cc_stored	so;
+			int64_t		wraps,
+						low,
+						value;
+			char	   *out = exact_alloc(cc_format_folded_capacity(v.n, v.nf));
+
+			cc_fold_total(&v, &wraps, &low);
+			if (cc_stored_open(data, slen, &so, &err) != CC_OK ||
+				cc_format_stored(&cc_test_ids, &so, out) != strlen(text) ||
+				strcmp(out, text) != 0)
+				bad_stored++;
+			else if (wraps != 0 ? cc_stored_value(&so, &value, &err) != CC_ERR_OVERFLOW
+					 : cc_stored_value(&so, &value, &err) != CC_OK || value != low)
+				bad_total++;
+			overflow += wraps != 0;
+			free(out);
+			free(data);
+		}
+		for (size_t j = 0; j < v.nf; j++)
+		{
+			size_t		end;
+
+			if (cc_fold_is_retired(v.folds, v.nf, v.folds + j * CC_FOLD_SIZE))
+				for (end = 0; end < v.n; end++)
+					if (memcmp(v.shards + end * CC_SHARD_SIZE, v.folds + j * CC_FOLD_SIZE, CC_ID_LEN) == 0)
+					{
+						present++;
+						break;
+					}
+		}
+	}
+	CHECKF(bad_round == 0, "folded text round trip broken in %ld of %d cases", bad_round, cases);
+	CHECKF(bad_messy == 0, "messy folded text not read back in %ld of %d cases", bad_messy, cases);
+	CHECKF(bad_stored == 0, "stored folded value printed otherwise in %ld of %d cases", bad_stored, cases);
+	CHECKF(bad_total == 0, "stored folded total wrong in %ld of %d cases", bad_total, cases);
+	/* the generator reaches totals out of range and late shards of retired writers */
+	CHECKF(overflow > 0 && present > 0, "%ld totals out of range, %ld retired writers' shards",
+		   overflow, present);
+}
+
+static void
+test_text_folded(void)
+{
+	/* the example, its canonical form, and the spellings input allows */
+	check_folded_parses(FOLD_EX, FOLD_EX);
+	check_folded_parses(" \n{ 7FFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF : 4 : 110 } FOLDED\t{ 80000000-0000-0000-0000-000000000000 "
+						"> 7fffffff-ffff-ffff-ffff-ffffffffffff : +4 : 05 : 100 : +100 }\r\n", FOLD_EX);
+	check_folded_parses("{" FT ":4:110}folded{" FR ">" FT ":4:5:100:100}", FOLD_EX);
+	/* records in any order come out in (retired, target) order */
+	check_folded_parses("{" FT ":5:300} folded {" FC ">" FT ":5:2:200:200, " FR ">" FT ":4:5:100:100}",
+						"{" FT ":5:300} folded {" FR ">" FT ":4:5:100:100, " FC ">" FT ":5:2:200:200}");
+	/* one retired writer, two targets; a target that is itself retired */
+	check_folded_parses("{" FT ":4:60, " FC ":3:40} folded {" FR ">" FC ":3:5:100:40, " FR ">" FT ":4:5:100:60}",
+						"{" FT ":4:60, " FC ":3:40} folded {" FR ">" FT ":4:5:100:60, " FR ">" FC ":3:5:100:40}");
+	check_folded_parses("{" FT ":2:7} folded {" FB ">" FT ":2:3:7:7, " FR ">" FB ":4:1:5:5}",
+						"{" FT ":2:7} folded {" FR ">" FB ":4:1:5:5, " FB ">" FT ":2:3:7:7}");
+	/* a late shard of the retired writer, above what its record saw */
+	check_folded_parses("{" FT ":4:110, " FR ":6:103} folded {" FR ">" FT ":4:5:100:100}",
+						"{" FT ":4:110, " FR ":6:103} folded {" FR ">" FT ":4:5:100:100}");
+	/* the edges of bigint */
+	check_folded_parses("{" FT ":9223372036854775807:-9223372036854775808} folded {" FR ">" FT
+						":9223372036854775807:9223372036854775807:-9223372036854775808:9223372036854775807}",
+						"{" FT ":9223372036854775807:-9223372036854775808} folded {" FR ">" FT
+						":9223372036854775807:9223372036854775807:-9223372036854775808:9223372036854775807}");
+	/* values without records keep their text: no "folded" part */
+	check_folded_parses("{" FT ":4:110}", "{" FT ":4:110}");
+	check_folded_parses(" tombstone ", "tombstone");
+	check_folded_parses("{}", "{}");
+
+	/* the text without records refuses them, as before they existed */
+	{
+		bool		t;
+		size_t		n;
+		cc_error	err;
+
+		CHECK(cc_parse(&cc_test_ids, FOLD_EX, strlen(FOLD_EX), buf, &n, &t, &err) == CC_ERR_SYNTAX &&
+			  strstr(err.detail, "Expected end of input, found \"folded {80000000...\" at position 46.") != NULL);
+	}
+
+	/* structure */
+	check_folded_rejects("tombstone folded {" FR ">" FT ":4:5:100:100}",
+						 "A tombstone has no fold records, found \"folded\" at position 11.");
+	check_folded_rejects("TOMBSTONE FOLDED {}", "A tombstone has no fold records");
+	check_folded_rejects("{" FT ":4:110} folded {}",
+						 "Expected a fold record: a value without fold records has no \"folded\" part, found \"}\" at position 54.");
+	check_folded_rejects("{" FT ":4:110} folded { \n }", "a value without fold records has no \"folded\" part");
+	check_folded_rejects("{" FT ":4:110} folded", "Expected \"{\" after \"folded\", found end of input.");
+	check_folded_rejects("{" FT ":4:110} folded [" FR ">" FT ":4:5:100:100]", "Expected \"{\" after \"folded\", found \"[");
+	check_folded_rejects("{" FT ":4:110} folde {" FR ">" FT ":4:5:100:100}", "Expected end of input, found \"folde {");
+	check_folded_rejects("{" FT ":4:110} foldedx {" FR ">" FT ":4:5:100:100}", "Expected \"{\" after \"folded\", found \"x {");
+	check_folded_rejects("{" FT ":4:110} folded {" FR ">" FT ":4:5:100:100",
+						 "Expected \",\" or \"}\" after a fold record, found end of input.");
+	check_folded_rejects("{" FT ":4:110} folded {" FR ">" FT ":4:5:100:100,}",
+						 "Expected the retired writer id of a fold record, found \"}\"");
+	check_folded_rejects("{" FT ":4:110} folded {" FR ">" FT ":4:5:100:100} x", "Expected end of input, found \"x\"");
+	check_folded_rejects("{" FT ":4:110} folded {" FR ">" FT ":4:5:100:100} folded {" FR ">" FT ":4:5:100:100}",
+						 "Expected end of input, found \"folded {");
+	check_folded_rejects("{" FT ":4:110} folded {" FR ">" FT ":4:5:100:100 " FR ">" FT ":4:5:100:100}",
+						 "Expected \",\" or \"}\" after a fold record");
+	check_folded_rejects("{" FT ":4:110} folded {" FR ":" FT ":4:5:100:100}",
+						 "Expected \">\" after the retired writer id of a fold record, found \":");
+	check_folded_rejects("{" FT ":4:110} folded {" FR ">>" FT ":4:5:100:100}",
+						 "Expected the target writer id of a fold record, found \">");
+	check_folded_rejects("{" FT ":4:110} folded {" FR ">" FT "4:5:100:100}", "Invalid writer id \"" FT "4\"");
+	check_folded_rejects("{" FT ":4:110} folded {" FR ">" FT ":4:5:100}",
+						 "Expected \":\" after an avalue, found \"}\"");
+	check_folded_rejects("{" FT ":4:110} folded {" FR ">" FT ":4:5:100:100:1}",
+						 "Expected \",\" or \"}\" after a fold record, found \":1}\"");
+	check_folded_rejects("{" FT ":4:110} folded {" FR ">" FT "::5:100:100}",
+						 "Expected the tclock of fold record " FR ">" FT " as a whole number, found \":5:100:100}\"");
+	check_folded_rejects("{" FT ":4:110} folded {" FR ">" FT ":4:x:100:100}",
+						 "Expected the aclock of fold record " FR ">" FT " as a whole number");
+	check_folded_rejects("{" FT ":4:110} folded {" FR ">" FT ":4:5:1.5:100}", "Expected \":\" after an avalue, found \".5:100}\"");
+	check_folded_rejects("{" FT ":4:110} folded {" FR ">" FT ":4:5:100:}",
+						 "Expected the absorbed of fold record " FR ">" FT " as a whole number");
+	check_folded_rejects("{" FT ":4:110} folded {x>" FT ":4:5:100:100}", "Expected the retired writer id of a fold record, found \"x>");
+	check_folded_rejects("{" FT ":4:110} folded {8000000-0000-0000-0000-000000000000>" FT ":4:5:100:100}",
+						 "Invalid writer id \"8000000-0000-0000-0000-000000000000\"");
+	check_folded_rejects("{" FT ":4:110} folded {" FR ">" FT ":4:5:100:100}\xc3\xa9", "found byte 0xc3");
+
+	/* numbers */
+	check_folded_rejects("{" FT ":4:110} folded {" FR ">" FT ":9223372036854775808:5:100:100}",
+						 "The tclock \"9223372036854775808\" of fold record " FR ">" FT " is out of range for type bigint.");
+	check_folded_rejects("{" FT ":4:110} folded {" FR ">" FT ":4:5:-9223372036854775809:100}",
+						 "The avalue \"-9223372036854775809\" of fold record " FR ">" FT " is out of range");
+	check_folded_rejects("{" FT ":4:110} folded {" FR ">" FT ":4:5:100:99999999999999999999}",
+						 "The absorbed \"99999999999999999999\" of fold record");
+	check_folded_rejects("{" FT ":4:110} folded {" FR ">" FT ":0:5:100:100}",
+						 "Fold record " FR ">" FT " has tclock 0; clocks start at 1.");
+	check_folded_rejects("{" FT ":4:110} folded {" FR ">" FT ":4:-1:100:100}",
+						 "Fold record " FR ">" FT " has aclock -1; clocks start at 1.");
+	check_folded_rejects("{" FT ":4:110} folded {" FR ">" FT ":4:-9223372036854775808:100:100}",
+						 "has aclock -9223372036854775808");
+
+	/* records: repeats, one writer as both, disagreement with the shards */
+	check_folded_rejects("{" FT ":4:110} folded {" FR ">" FT ":4:5:100:100, " FR ">" FT ":4:5:100:100}",
+						 "Fold record " FR ">" FT " appears more than once.");
+	check_folded_rejects("{" FT ":4:110} folded {" FR ">" FT ":4:5:100:100, " FC ">" FT ":1:1:0:0, "
+						 "80000000-0000-0000-0000-000000000000>7FFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF:3:5:100:90}",
+						 "Fold record " FR ">" FT " appears more than once.");
+	check_folded_rejects("{" FT ":4:110} folded {" FT ">" FT ":4:5:100:100}",
+						 "Fold record " FT ">" FT " names one writer as retired and target.");
+	check_folded_rejects("{" FT ":4:110} folded {" FR ">" FC ":4:5:100:100}",
+						 "The target of fold record " FR ">" FC " has no shard.");
+	check_folded_rejects("{" FT ":4:110} folded {" FR ">" FT ":5:5:100:100}",
+						 "Fold record " FR ">" FT " has tclock 5, newer than its target's shard (clock 4).");
+	check_folded_rejects("{" FT ":4:110, " FR ":5:100} folded {" FR ">" FT ":4:5:100:100}",
+						 "Retired writer " FR " keeps its shard of clock 5, which its fold records have seen (aclock 5).");
+	check_folded_rejects("{} folded {" FR ">" FT ":4:5:100:100}", "The target of fold record " FR ">" FT " has no shard.");
+	/* the shards' own errors come first, as without records */
+	check_folded_rejects("{" FT ":0:110} folded {" FR ">" FT ":4:5:100:100}", "Writer " FT " has clock 0");
+	check_folded_rejects("{" FT ":4:110, " FT ":4:110} folded {" FR ">" FT ":4:5:100:100}",
+						 "Writer " FT " appears more than once.");
+
+	/* capacities: the longest records fit, and records fit the parse room */
+	{
+		cc_test_folded x;
+		uint64_t	rng = 7;
+		cc_folded	v;
+		cc_fold		f;
+		char	   *out;
+		size_t		len;
+
+		cc_test_random_folded(&rng, &x);
+		for (size_t i = 0; i < x.nf; i++)
+		{
+			cc_fold_load(x.f, i, &f);
+			f.tclock = f.aclock = INT64_MIN;
+			f.avalue = f.absorbed = INT64_MIN;
+			cc_fold_store(x.f, i, &f);
+		}
+		v = cc_test_folded_view(&x);
+		out = exact_alloc(cc_format_folded_capacity(v.n, v.nf));
+		len = cc_format_folded(&cc_test_ids, &v, out);
+		CHECK(len + 1 <= cc_format_folded_capacity(v.n, v.nf) && len == strlen(out));
+		free(out);
+	}
+	{
+		/* the shortest records: more of them than of the shortest shards */
+		static char many[200 * 100];
+		char	   *p = many;
+		unsigned char *room;
+		cc_folded	st;
+		bool		t;
+		cc_error	err;
+		cc_code		rc;
+
+		p += sprintf(p, "{%s:9:0}folded{", FT);
+		for (int i = 0; i < 200; i++)
+			p += sprintf(p, "%s%08x-0000-0000-0000-000000000000>%s:1:1:0:0", i > 0 ? "," : "",
+						 (unsigned) i + 0x90000000u, FT);
+		p += sprintf(p, "}");
+		rc = parse_folded(many, strlen(many), &room, &st, &t, &err);
+		CHECKF(rc == CC_OK && st.n == 1 && st.nf == 200, "200 short records: %s", rc == CC_OK ? "" : err.detail);
+		free(room);
+	}
+
+	test_text_folded_random(20000);
 }

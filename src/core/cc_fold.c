@@ -122,9 +122,27 @@ cc_fold_latest(const unsigned char *folds, size_t lo, size_t hi,
 	}
 }
 
+/* "RETIRED>TARGET" of a record, for error messages: 74 bytes with the NUL. */
+#define CC_FOLD_NAME_LEN (2 * CC_UUID_TEXT_LEN + 2)
+
+static const char *
+cc_fold_name(const cc_fold *f, char *buf)
+{
+	cc_uuid_format(f->retired, buf);
+	buf[CC_UUID_TEXT_LEN] = '>';
+	cc_uuid_format(f->target, buf + CC_UUID_TEXT_LEN + 1);
+	return buf;
+}
+
+/*
+ * Every refusal names the record ("fold record A>T") or the writer it is
+ * about, as the shards' checks name their writer.
+ */
 cc_code
 cc_fold_check(const cc_folded *s, cc_code fail, cc_error *err)
 {
+	char		name[CC_FOLD_NAME_LEN];
+
 	for (size_t i = 0; i < s->nf; i++)
 	{
 		const unsigned char *p = s->folds + i * CC_FOLD_SIZE;
@@ -133,13 +151,20 @@ cc_fold_check(const cc_folded *s, cc_code fail, cc_error *err)
 		cc_fold_load(s->folds, i, &f);
 		if (cc_id_eq(f.retired, f.target))
 			return cc_fail(err, fail,
-						   "A fold record names one writer as retired and target.");
+						   "Fold record %s names one writer as retired and target.",
+						   cc_fold_name(&f, name));
 		if (f.tclock < 1 || f.aclock < 1)
 			return cc_fail(err, fail,
-						   "A fold record has a clock below 1.");
+						   "Fold record %s has %s %lld; clocks start at 1.",
+						   cc_fold_name(&f, name),
+						   f.tclock < 1 ? "tclock" : "aclock",
+						   (long long) (f.tclock < 1 ? f.tclock : f.aclock));
 		if (i > 0 && cc_fold_key_cmp(p - CC_FOLD_SIZE, p) >= 0)
 			return cc_fail(err, fail,
-						   "Fold records are not in ascending (retired, target) order, or repeat one.");
+						   cc_fold_key_cmp(p - CC_FOLD_SIZE, p) == 0
+						   ? "Fold record %s appears more than once."
+						   : "Fold record %s is out of ascending (retired, target) order.",
+						   cc_fold_name(&f, name));
 	}
 	for (size_t i = 0; i < s->nf;)
 	{
@@ -158,8 +183,12 @@ cc_fold_check(const cc_folded *s, cc_code fail, cc_error *err)
 
 			cc_load(s->shards, pos, &sh);
 			if (sh.clock <= aclock)
+			{
+				cc_uuid_format(f.retired, name);
 				return cc_fail(err, fail,
-							   "A retired writer keeps a shard that its fold records have seen.");
+							   "Retired writer %s keeps its shard of clock %lld, which its fold records have seen (aclock %lld).",
+							   name, (long long) sh.clock, (long long) aclock);
+			}
 		}
 		for (size_t j = i; j < end; j++)
 		{
@@ -168,14 +197,17 @@ cc_fold_check(const cc_folded *s, cc_code fail, cc_error *err)
 				continue;
 			if (!cc_find_shard(s->shards, s->n, f.target, &pos))
 				return cc_fail(err, fail,
-							   "A fold record's target has no shard.");
+							   "The target of fold record %s has no shard.",
+							   cc_fold_name(&f, name));
 			{
 				cc_shard	sh;
 
 				cc_load(s->shards, pos, &sh);
 				if (sh.clock < f.tclock)
 					return cc_fail(err, fail,
-								   "A fold record is newer than its target's shard.");
+								   "Fold record %s has tclock %lld, newer than its target's shard (clock %lld).",
+								   cc_fold_name(&f, name), (long long) f.tclock,
+								   (long long) sh.clock);
 			}
 		}
 		i = end;

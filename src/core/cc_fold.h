@@ -73,7 +73,9 @@ typedef struct cc_folded
  * Checks the canonical form of the records and their agreement with the
  * shards: (retired, target) strictly ascending, retired != target, clocks
  * >= 1, no shard of a retired writer at or below its records' highest
- * aclock.  fail is the code to report (syntax or binary).
+ * aclock, a shard of every target that is not retired, at tclock or later.
+ * fail is the code to report (syntax or binary); the sentence names the
+ * record ("Fold record A>T ...") or the writer at fault.
  */
 cc_code		cc_fold_check(const cc_folded *s, cc_code fail, cc_error *err);
 

@@ -13,7 +13,9 @@
  *
  * The output is what PostgreSQL's jsonb prints for the same value (keys in
  * jsonb's order, ", " and ": " separators), so that json and jsonb casts
- * give the same text.
+ * give the same text.  jsonb orders keys by length, then bytes: "folds"
+ * comes before "shards", and a record's keys are "aclock", "avalue",
+ * "target", "tclock", "retired", "absorbed".
  */
 #include "cc_json.h"
 
@@ -29,6 +31,20 @@
 #define CC_JSON_MAX_SHARD \
 	(sizeof("{\"id\": \"\", \"clock\": , \"value\": }, ") - 1 + \
 	 CC_UUID_TEXT_LEN + 2 * 20)
+
+/*
+ * Shortest JSON text of one fold record: more than twice the shortest
+ * shard, so that the records, of twice a shard's bytes, fit the room of
+ * cc_json_parse_capacity() beside the shards.
+ */
+#define CC_JSON_MIN_FOLD \
+	(sizeof("{\"retired\":\"\",\"target\":\"\",\"tclock\":1,\"aclock\":1,\"avalue\":0,\"absorbed\":0}") - 1 + \
+	 2 * CC_UUID_TEXT_LEN)
+
+/* Longest output text of one fold record, with ", " after it. */
+#define CC_JSON_MAX_FOLD \
+	(sizeof("{\"aclock\": , \"avalue\": , \"target\": \"\", \"tclock\": , \"retired\": \"\", \"absorbed\": }, ") - 1 + \
+	 2 * CC_UUID_TEXT_LEN + 4 * 20)
 
 /* Longest unescaped string that can matter: an id. */
 #define CC_JSON_WORD 40
@@ -395,10 +411,11 @@ cc_jshards(cc_jparser *p, unsigned char *out, size_t capacity, size_t *n)
 		{
 			cc_shard	sh;
 
-			if (count == capacity)	/* cannot happen: capacity is by length */
-				return cc_jfail(p, "Expected fewer shards");
 			if ((rc = cc_jshard(p, count, &sh)) != CC_OK)
 				return rc;
+			/* cannot happen: a shard's text is longer than its bytes need */
+			if (count == capacity)
+				return cc_jfail(p, "Expected fewer shards");
 			if (count > 0 && cc_id_cmp(out + (count - 1) * CC_SHARD_SIZE, sh.id) >= 0)
 				sorted = false;
 			cc_store(out, count++, &sh);
@@ -416,6 +433,114 @@ cc_jshards(cc_jparser *p, unsigned char *out, size_t capacity, size_t *n)
 	return CC_OK;
 }
 
+/* One fold record object: its six keys, each exactly once. */
+static cc_code
+cc_jfold(cc_jparser *p, size_t index, cc_fold *f)
+{
+	static const char *const names[] = {"retired", "target", "tclock",
+	"aclock", "avalue", "absorbed"};
+	char		where[48];
+	unsigned	seen = 0;
+	bool		more = true;
+	cc_code		rc;
+
+	snprintf(where, sizeof(where), "fold record %zu", index + 1);
+	if (!cc_jtake(p, '{'))
+		return cc_jfail(p, "Expected %s as an object {\"retired\": ..., \"target\": ..., \"tclock\": ..., \"aclock\": ..., \"avalue\": ..., \"absorbed\": ...}", where);
+	if (cc_jtake(p, '}'))
+		more = false;
+	while (more)
+	{
+		int			which;
+
+		if ((rc = cc_jkey(p, names, 6, &seen, where, &which)) != CC_OK)
+			return rc;
+		if (which <= 1)
+		{
+			cc_jword	w;
+			size_t		at;
+			const char *what = which == 0 ? "the retired id" : "the target id";
+
+			cc_jspace(p);
+			at = p->pos;
+			if ((rc = cc_jstring(p, &w, what)) != CC_OK)
+				return rc;
+			if (!w.plain || !cc_uuid_parse_cached(p->ids, w.text, strlen(w.text),
+												  which == 0 ? f->retired : f->target))
+			{
+				p->pos = at;
+				return cc_jfail(p, "The %s id of %s is not a uuid such as 7f0cab51-fb72-3e98-bdb4-0404a982865d",
+								names[which], where);
+			}
+		}
+		else
+		{
+			int64_t    *v = which == 2 ? &f->tclock : which == 3 ? &f->aclock :
+				which == 4 ? &f->avalue : &f->absorbed;
+
+			if ((rc = cc_jint64(p, names[which], v)) != CC_OK)
+				return rc;
+		}
+		if ((rc = cc_jnext(p, where, &more)) != CC_OK)
+			return rc;
+	}
+	if (seen != 0x3f)
+	{
+		int			missing = 0;
+
+		while (seen & (1u << missing))
+			missing++;
+		return cc_fail(p->err, CC_ERR_SYNTAX, "Fold record %zu has no \"%s\".",
+					   index + 1, names[missing]);
+	}
+	return CC_OK;
+}
+
+/*
+ * The array of fold records: record k is written at top - (k + 1) records,
+ * growing down, while room allows (the shards grow up from the start of
+ * the same block).  Their order is the caller's to make.
+ */
+static cc_code
+cc_jfolds(cc_jparser *p, unsigned char *top, size_t room, size_t *nf)
+{
+	size_t		count = 0;
+	cc_code		rc;
+
+	if (!cc_jtake(p, '['))
+		return cc_jfail(p, "Expected \"folds\" as an array");
+	if (cc_jtake(p, ']'))
+	{
+		p->pos--;
+		return cc_jfail(p, "Expected fold record 1: a value without fold records has no \"folds\"");
+	}
+	for (;;)
+	{
+		cc_fold		f;
+
+		if ((rc = cc_jfold(p, count, &f)) != CC_OK)
+			return rc;
+		/* cannot happen: a record's text is longer than its bytes need */
+		if ((count + 1) * CC_FOLD_SIZE > room)
+			return cc_jfail(p, "Expected fewer fold records");
+		count++;
+		cc_fold_store(top - count * CC_FOLD_SIZE, 0, &f);
+		if (cc_jtake(p, ']'))
+			break;
+		if (!cc_jtake(p, ','))
+			return cc_jfail(p, "Expected \",\" or \"]\" after fold record %zu", count);
+	}
+	*nf = count;
+	return CC_OK;
+}
+
+/* Records compare by (retired, target): the first 32 bytes, as memcmp. */
+static int
+cc_jfold_key_qsort(const void *a, const void *b)
+{
+	return memcmp(a, b, 2 * CC_ID_LEN);
+}
+
 size_t
 cc_json_parse_capacity(const char *str, size_t len)
 {
@@ -423,16 +548,24 @@ cc_json_parse_capacity(const char *str, size_t len)
 	return len / CC_JSON_MIN_SHARD + 1;
 }
 
-cc_code
-cc_json_parse(cc_id_cache *ids, const char *str, size_t len,
-			  unsigned char *out, size_t *n, bool *tombstone, cc_error *err)
+/*
+ * The parser of both entry points: with st NULL, "folds" is an unknown key,
+ * as before fold records existed.
+ */
+static cc_code
+cc_json_parse_any(cc_id_cache *ids, const char *str, size_t len,
+				  unsigned char *out, size_t *n, cc_folded *st,
+				  bool *tombstone, cc_error *err)
 {
-	static const char *const names[] = {"shards", "tombstone"};
+	static const char *const names[] = {"shards", "tombstone", "folds"};
 	static const char where[] = "the counter";
 	cc_jparser	p = {str, len, 0, err, ids};
 	unsigned	seen = 0;
 	bool		more = true;
-	size_t		count = 0;
+	size_t		count = 0,
+				nf = 0,
+				room = cc_json_parse_capacity(str, len) * CC_SHARD_SIZE;
+	unsigned char *top = out + room;
 	cc_code		rc;
 
 	if (!cc_jtake(&p, '{'))
@@ -443,11 +576,17 @@ cc_json_parse(cc_id_cache *ids, const char *str, size_t len,
 	{
 		int			which;
 
-		if ((rc = cc_jkey(&p, names, 2, &seen, where, &which)) != CC_OK)
+		if ((rc = cc_jkey(&p, names, st != NULL ? 3 : 2, &seen, where, &which)) != CC_OK)
 			return rc;
 		if (which == 0)
 		{
-			if ((rc = cc_jshards(&p, out, cc_json_parse_capacity(str, len), &count)) != CC_OK)
+			if ((rc = cc_jshards(&p, out, (room - nf * CC_FOLD_SIZE) / CC_SHARD_SIZE,
+								 &count)) != CC_OK)
+				return rc;
+		}
+		else if (which == 2)
+		{
+			if ((rc = cc_jfolds(&p, top, room - count * CC_SHARD_SIZE, &nf)) != CC_OK)
 				return rc;
 		}
 		else
@@ -460,8 +599,12 @@ cc_json_parse(cc_id_cache *ids, const char *str, size_t len,
 		if ((rc = cc_jnext(&p, where, &more)) != CC_OK)
 			return rc;
 	}
-	if (seen == 3)
+	if ((seen & 3) == 3)
 		return cc_fail(err, CC_ERR_SYNTAX, "A counter has \"shards\" or is a \"tombstone\", not both.");
+	if (seen == 6)
+		return cc_fail(err, CC_ERR_SYNTAX, "A tombstone has no fold records: \"folds\" and \"tombstone\" do not go together.");
+	if (seen == 4)
+		return cc_fail(err, CC_ERR_SYNTAX, "The object has \"folds\" but no \"shards\": fold records go with the shards.");
 	if (seen == 0)
 		return cc_fail(err, CC_ERR_SYNTAX, "The object has neither \"shards\" nor \"tombstone\".");
 	cc_jspace(&p);
@@ -469,7 +612,40 @@ cc_json_parse(cc_id_cache *ids, const char *str, size_t len,
 		return cc_jfail(&p, "Expected end of input");
 	*tombstone = (seen == 2);
 	*n = count;
+	if (st != NULL)
+	{
+		st->shards = out;
+		st->n = count;
+		st->folds = out + count * CC_SHARD_SIZE;
+		st->nf = nf;
+		if (nf > 0)
+		{
+			/* the records from the top of the block to right after the shards */
+			memmove(out + count * CC_SHARD_SIZE, top - nf * CC_FOLD_SIZE,
+					nf * CC_FOLD_SIZE);
+			qsort(out + count * CC_SHARD_SIZE, nf, CC_FOLD_SIZE, cc_jfold_key_qsort);
+			if ((rc = cc_fold_check(st, CC_ERR_SYNTAX, err)) != CC_OK)
+				return rc;
+		}
+	}
 	return CC_OK;
+}
+
+cc_code
+cc_json_parse(cc_id_cache *ids, const char *str, size_t len,
+			  unsigned char *out, size_t *n, bool *tombstone, cc_error *err)
+{
+	return cc_json_parse_any(ids, str, len, out, n, NULL, tombstone, err);
+}
+
+cc_code
+cc_json_parse_folded(cc_id_cache *ids, const char *str, size_t len,
+					 unsigned char *out, cc_folded *st, bool *tombstone,
+					 cc_error *err)
+{
+	size_t		n;
+
+	return cc_json_parse_any(ids, str, len, out, &n, st, tombstone, err);
 }
 
 size_t
@@ -477,6 +653,33 @@ cc_json_format_capacity(size_t n)
 {
 	/* "{"tombstone": true}" is longer than "{"shards": []}" */
 	return sizeof("{\"tombstone\": true}") + n * CC_JSON_MAX_SHARD;
+}
+
+size_t
+cc_json_format_folded_capacity(size_t n, size_t nf)
+{
+	return cc_json_format_capacity(n) +
+		(nf > 0 ? sizeof("\"folds\": [], ") - 1 + nf * CC_JSON_MAX_FOLD : 0);
+}
+
+/* The shards' array, "[...]", at o; returns the end. */
+static char *
+cc_json_shards(cc_id_cache *ids, const unsigned char *s, size_t n, char *o)
+{
+	*o++ = '[';
+	for (size_t i = 0; i < n; i++)
+	{
+		cc_shard	sh;
+		char		idtext[CC_UUID_TEXT_LEN + 1];
+
+		cc_load(s, i, &sh);
+		cc_uuid_format_cached(ids, sh.id, idtext);
+		o += sprintf(o, "%s{\"id\": \"%s\", \"clock\": %lld, \"value\": %lld}",
+					 i > 0 ? ", " : "", idtext,
+					 (long long) sh.clock, (long long) sh.value);
+	}
+	*o++ = ']';
+	return o;
 }
 
 size_t
@@ -492,18 +695,36 @@ cc_json_format(cc_id_cache *ids, const unsigned char *s, size_t n,
 		memcpy(buf, t, sizeof(t));
 		return sizeof(t) - 1;
 	}
-	o += sprintf(o, "{\"shards\": [");
-	for (size_t i = 0; i < n; i++)
-	{
-		cc_shard	sh;
-		char		idtext[CC_UUID_TEXT_LEN + 1];
+	o += sprintf(o, "{\"shards\": ");
+	o = cc_json_shards(ids, s, n, o);
+	o += sprintf(o, "}");
+	return (size_t) (o - buf);
+}
 
-		cc_load(s, i, &sh);
-		cc_uuid_format_cached(ids, sh.id, idtext);
-		o += sprintf(o, "%s{\"id\": \"%s\", \"clock\": %lld, \"value\": %lld}",
-					 i > 0 ? ", " : "", idtext,
-					 (long long) sh.clock, (long long) sh.value);
+size_t
+cc_json_format_folded(cc_id_cache *ids, const cc_folded *s, char *buf)
+{
+	char	   *o = buf;
+
+	if (s->nf == 0)
+		return cc_json_format(ids, s->shards, s->n, false, buf);
+	o += sprintf(o, "{\"folds\": [");
+	for (size_t i = 0; i < s->nf; i++)
+	{
+		cc_fold		f;
+		char		retired[CC_UUID_TEXT_LEN + 1],
+					target[CC_UUID_TEXT_LEN + 1];
+
+		cc_fold_load(s->folds, i, &f);
+		cc_uuid_format_cached(ids, f.retired, retired);
+		cc_uuid_format_cached(ids, f.target, target);
+		o += sprintf(o, "%s{\"aclock\": %lld, \"avalue\": %lld, \"target\": \"%s\", "
+					 "\"tclock\": %lld, \"retired\": \"%s\", \"absorbed\": %lld}",
+					 i > 0 ? ", " : "", (long long) f.aclock, (long long) f.avalue,
+					 target, (long long) f.tclock, retired, (long long) f.absorbed);
 	}
-	o += sprintf(o, "]}");
+	o += sprintf(o, "], \"shards\": ");
+	o = cc_json_shards(ids, s->shards, s->n, o);
+	o += sprintf(o, "}");
 	return (size_t) (o - buf);
 }

@@ -4,9 +4,11 @@
  *	  is in cc_text.h).
  *
  * White space may stand around every token; ids may be in any letter case
- * and any order.  The keyword is matched without regard to case, as
- * PostgreSQL does for its own special values.  Output is canonical: ids
- * lower-case and ascending, ", " between shards and no other spaces.
+ * and any order, and so may fold records.  The keywords are matched without
+ * regard to case, as PostgreSQL does for its own special values.  Output is
+ * canonical: ids lower-case and ascending, records in (retired, target)
+ * order, ", " between shards and between records, " folded " between the
+ * two lists and no other spaces.
  */
 #include "cc_text.h"
 
@@ -18,6 +20,17 @@
 #define CC_MIN_SHARD_TEXT (CC_UUID_TEXT_LEN + 4)
 /* Longest text of one shard: id, two 20-character numbers, colons, ", ". */
 #define CC_MAX_SHARD_TEXT (CC_UUID_TEXT_LEN + 2 + 40 + 2)
+/*
+ * Shortest text of one fold record: two ids, ">", four 1-digit numbers and
+ * their colons.  It is more than twice the shortest shard, so that the
+ * records, of twice a shard's bytes, fit the room of cc_parse_capacity()
+ * after the shards.
+ */
+#define CC_MIN_FOLD_TEXT (2 * CC_UUID_TEXT_LEN + 1 + 8)
+/* Longest text of one fold record: two ids, ">", 4 numbers, colons, ", ". */
+#define CC_MAX_FOLD_TEXT (2 * CC_UUID_TEXT_LEN + 1 + 4 * 21 + 2)
+/* What a value with records adds around them. */
+#define CC_FOLDED_WORD " folded {"
 
 typedef struct cc_parser
 {
@@ -199,7 +212,7 @@ cc_is_id_char(char c)
  * walking the run first.
  */
 static cc_code
-cc_parse_id(cc_parser *p, uint8_t *id)
+cc_parse_id(cc_parser *p, const char *what, uint8_t *id)
 {
 	size_t		start = p->pos,
 				end = start;
@@ -215,7 +228,7 @@ cc_parse_id(cc_parser *p, uint8_t *id)
 	while (end < p->len && cc_is_id_char(p->str[end]))
 		end++;
 	if (end == start)
-		return cc_syntax(p, "Expected a writer id");
+		return cc_syntax(p, "Expected %s", what);
 	if (!cc_uuid_parse_cached(p->ids, p->str + start, end - start, id))
 	{
 		int			shown = (int) (end - start > 40 ? 40 : end - start);
@@ -230,17 +243,50 @@ cc_parse_id(cc_parser *p, uint8_t *id)
 	return CC_OK;
 }
 
-/* Parses a bigint: optional sign, then decimal digits, checked for range. */
+/*
+ * The owner of a number, for error messages: "writer ID" of a shard, or
+ * "fold record RETIRED>TARGET" when target is given.
+ */
+static const char *
+cc_owner(const uint8_t *id, const uint8_t *target, char *buf)
+{
+	size_t		k = 0;
+
+	if (target != NULL)
+	{
+		memcpy(buf, "fold record ", 12);
+		k = 12;
+	}
+	else
+	{
+		memcpy(buf, "writer ", 7);
+		k = 7;
+	}
+	cc_uuid_format(id, buf + k);
+	if (target != NULL)
+	{
+		buf[k + CC_UUID_TEXT_LEN] = '>';
+		cc_uuid_format(target, buf + k + CC_UUID_TEXT_LEN + 1);
+	}
+	return buf;
+}
+
+#define CC_OWNER_LEN (12 + 2 * CC_UUID_TEXT_LEN + 2)
+
+/*
+ * Parses a bigint: optional sign, then decimal digits, checked for range.
+ * what names the number, id (and target, for a fold record) its owner.
+ */
 static cc_code
 cc_parse_int64(cc_parser *p, const char *what, const uint8_t *id,
-			   int64_t *out)
+			   const uint8_t *target, int64_t *out)
 {
 	size_t		start = p->pos,
 				i = p->pos;
 	bool		neg = false;
 	uint64_t	acc = 0;
 	uint64_t	limit;
-	char		idtext[CC_UUID_TEXT_LEN + 1];
+	char		owner[CC_OWNER_LEN];
 
 	if (i < p->len && (p->str[i] == '+' || p->str[i] == '-'))
 	{
@@ -250,9 +296,8 @@ cc_parse_int64(cc_parser *p, const char *what, const uint8_t *id,
 	if (i >= p->len || p->str[i] < '0' || p->str[i] > '9')
 	{
 		p->pos = i;
-		cc_uuid_format(id, idtext);
-		return cc_syntax(p, "Expected the %s of writer %s as a whole number",
-						 what, idtext);
+		return cc_syntax(p, "Expected the %s of %s as a whole number",
+						 what, cc_owner(id, target, owner));
 	}
 	limit = neg ? (uint64_t) INT64_MAX + 1 : (uint64_t) INT64_MAX;
 	for (; i < p->len && p->str[i] >= '0' && p->str[i] <= '9'; i++)
@@ -267,12 +312,11 @@ cc_parse_int64(cc_parser *p, const char *what, const uint8_t *id,
 			while (end < p->len && p->str[end] >= '0' && p->str[end] <= '9')
 				end++;
 			shown = (int) (end - start > 40 ? 40 : end - start);
-			cc_uuid_format(id, idtext);
 			return cc_fail_text(p->err,
-								"The %s \"%.*s%s\" of writer %s is out of range for type bigint.",
+								"The %s \"%.*s%s\" of %s is out of range for type bigint.",
 								what, shown, p->str + start,
 								(size_t) shown < end - start ? "..." : "",
-								idtext);
+								cc_owner(id, target, owner));
 		}
 		acc = acc * 10 + d;
 	}
@@ -301,14 +345,102 @@ cc_parse_capacity(const char *str, size_t len)
 	return len / CC_MIN_SHARD_TEXT + 1;
 }
 
-cc_code
-cc_parse(cc_id_cache *ids, const char *str, size_t len, unsigned char *out,
-		 size_t *n, bool *tombstone, cc_error *err)
+/*
+ * Matches the keyword kw (lower case) at the position, in any letter case;
+ * moves past it when it is there.
+ */
+static bool
+cc_take_keyword(cc_parser *p, const char *kw)
+{
+	size_t		k = strlen(kw);
+
+	if (p->len - p->pos < k)
+		return false;
+	for (size_t i = 0; i < k; i++)
+		if ((p->str[p->pos + i] | 0x20) != kw[i])
+			return false;
+	p->pos += k;
+	return true;
+}
+
+/* Records compare by (retired, target): the first 32 bytes, as memcmp. */
+static int
+cc_fold_key_qsort(const void *a, const void *b)
+{
+	return memcmp(a, b, 2 * CC_ID_LEN);
+}
+
+/*
+ * The records after "folded", at the position, into folds (room for
+ * `room` bytes), as they come: sorting them and checking them (clocks,
+ * repeats, agreement with the shards) is the caller's.
+ */
+static cc_code
+cc_parse_folds(cc_parser *p, unsigned char *folds, size_t room, size_t *nf)
+{
+	size_t		count = 0;
+	cc_code		rc;
+
+	cc_skip_space(p);
+	if (p->pos >= p->len || p->str[p->pos] != '{')
+		return cc_syntax(p, "Expected \"{\" after \"folded\"");
+	p->pos++;
+	cc_skip_space(p);
+	if (p->pos < p->len && p->str[p->pos] == '}')
+		return cc_syntax(p, "Expected a fold record: a value without fold records has no \"folded\" part");
+	for (;;)
+	{
+		cc_fold		f;
+
+		if ((rc = cc_parse_id(p, "the retired writer id of a fold record", f.retired)) != CC_OK ||
+			(rc = cc_expect(p, '>', "after the retired writer id of a fold record")) != CC_OK ||
+			(rc = cc_parse_id(p, "the target writer id of a fold record", f.target)) != CC_OK ||
+			(rc = cc_expect(p, ':', "after the target writer id of a fold record")) != CC_OK ||
+			(rc = cc_parse_int64(p, "tclock", f.retired, f.target, &f.tclock)) != CC_OK ||
+			(rc = cc_expect(p, ':', "after a tclock")) != CC_OK ||
+			(rc = cc_parse_int64(p, "aclock", f.retired, f.target, &f.aclock)) != CC_OK ||
+			(rc = cc_expect(p, ':', "after an aclock")) != CC_OK ||
+			(rc = cc_parse_int64(p, "avalue", f.retired, f.target, &f.avalue)) != CC_OK ||
+			(rc = cc_expect(p, ':', "after an avalue")) != CC_OK ||
+			(rc = cc_parse_int64(p, "absorbed", f.retired, f.target, &f.absorbed)) != CC_OK)
+			return rc;
+		/* cannot happen: a record's text is longer than its bytes need */
+		if ((count + 1) * CC_FOLD_SIZE > room)
+			return cc_syntax(p, "Expected fewer fold records");
+		cc_fold_store(folds, count++, &f);
+
+		cc_skip_space(p);
+		if (p->pos < p->len && p->str[p->pos] == ',')
+		{
+			p->pos++;
+			cc_skip_space(p);
+			continue;
+		}
+		if (p->pos < p->len && p->str[p->pos] == '}')
+		{
+			p->pos++;
+			break;
+		}
+		return cc_syntax(p, "Expected \",\" or \"}\" after a fold record");
+	}
+	*nf = count;
+	return CC_OK;
+}
+
+/*
+ * The parser of both entry points: with st NULL, fold records are not
+ * taken (the text ends after the shards, as before records existed).
+ */
+static cc_code
+cc_parse_text(cc_id_cache *ids, const char *str, size_t len,
+			  unsigned char *out, size_t *n, cc_folded *st, bool *tombstone,
+			  cc_error *err)
 {
 	static const char kw[] = "tombstone";
 	const size_t kwlen = sizeof(kw) - 1;
 	cc_parser	p = {str, len, 0, err, ids};
-	size_t		count = 0;
+	size_t		count = 0,
+				nf = 0;
 	bool		sorted = true;
 	cc_code		rc;
 
@@ -341,12 +473,12 @@ cc_parse(cc_id_cache *ids, const char *str, size_t len, unsigned char *out,
 				cc_shard	sh;
 				char		idtext[CC_UUID_TEXT_LEN + 1];
 
-				if ((rc = cc_parse_id(&p, sh.id)) != CC_OK)
+				if ((rc = cc_parse_id(&p, "a writer id", sh.id)) != CC_OK)
 					return rc;
 				if ((rc = cc_expect(&p, ':', "after a writer id")) != CC_OK ||
-					(rc = cc_parse_int64(&p, "clock", sh.id, &sh.clock)) != CC_OK ||
+					(rc = cc_parse_int64(&p, "clock", sh.id, NULL, &sh.clock)) != CC_OK ||
 					(rc = cc_expect(&p, ':', "after a clock")) != CC_OK ||
-					(rc = cc_parse_int64(&p, "value", sh.id, &sh.value)) != CC_OK)
+					(rc = cc_parse_int64(&p, "value", sh.id, NULL, &sh.value)) != CC_OK)
 					return rc;
 				if (sh.clock < 1)
 				{
@@ -377,6 +509,23 @@ cc_parse(cc_id_cache *ids, const char *str, size_t len, unsigned char *out,
 		}
 	}
 	cc_skip_space(&p);
+	if (st != NULL && p.pos < len && (str[p.pos] | 0x20) == 'f')
+	{
+		size_t		at = p.pos;
+
+		if (cc_take_keyword(&p, "folded"))
+		{
+			if (*tombstone)
+				return cc_fail_text(err,
+									"A tombstone has no fold records, found \"folded\" at position %zu.",
+									at + 1);
+			if ((rc = cc_parse_folds(&p, out + count * CC_SHARD_SIZE,
+									 cc_parse_capacity(str, len) * CC_SHARD_SIZE -
+									 count * CC_SHARD_SIZE, &nf)) != CC_OK)
+				return rc;
+			cc_skip_space(&p);
+		}
+	}
 	if (p.pos < len)
 		return cc_syntax(&p, "Expected end of input");
 
@@ -386,7 +535,37 @@ cc_parse(cc_id_cache *ids, const char *str, size_t len, unsigned char *out,
 			return rc;
 	}
 	*n = count;
+	if (st != NULL)
+	{
+		st->shards = out;
+		st->n = count;
+		st->folds = out + count * CC_SHARD_SIZE;
+		st->nf = nf;
+		if (nf > 0)
+		{
+			qsort(out + count * CC_SHARD_SIZE, nf, CC_FOLD_SIZE, cc_fold_key_qsort);
+			if ((rc = cc_fold_check(st, CC_ERR_SYNTAX, err)) != CC_OK)
+				return rc;
+		}
+	}
 	return CC_OK;
+}
+
+cc_code
+cc_parse(cc_id_cache *ids, const char *str, size_t len, unsigned char *out,
+		 size_t *n, bool *tombstone, cc_error *err)
+{
+	return cc_parse_text(ids, str, len, out, n, NULL, tombstone, err);
+}
+
+cc_code
+cc_parse_folded(cc_id_cache *ids, const char *str, size_t len,
+				unsigned char *out, cc_folded *st, bool *tombstone,
+				cc_error *err)
+{
+	size_t		n;
+
+	return cc_parse_text(ids, str, len, out, &n, st, tombstone, err);
 }
 
 size_t
@@ -394,6 +573,13 @@ cc_format_capacity(size_t n)
 {
 	/* "{}" and a NUL, or "tombstone" and a NUL */
 	return n == 0 ? sizeof("tombstone") : 3 + n * CC_MAX_SHARD_TEXT;
+}
+
+size_t
+cc_format_folded_capacity(size_t n, size_t nf)
+{
+	return cc_format_capacity(n) +
+		(nf > 0 ? sizeof(CC_FOLDED_WORD "}") - 1 + nf * CC_MAX_FOLD_TEXT : 0);
 }
 
 /* Writes v in decimal and returns the number of characters. */
@@ -415,6 +601,41 @@ cc_format_int64(int64_t v, char *out)
 	while (k > 0)
 		out[len++] = tmp[--k];
 	return len;
+}
+
+/* " folded {RETIRED>TARGET:tclock:aclock:avalue:absorbed, ...}" at o. */
+static char *
+cc_format_folds(cc_id_cache *ids, const unsigned char *folds, size_t nf,
+				char *o)
+{
+	memcpy(o, CC_FOLDED_WORD, sizeof(CC_FOLDED_WORD) - 1);
+	o += sizeof(CC_FOLDED_WORD) - 1;
+	for (size_t i = 0; i < nf; i++)
+	{
+		cc_fold		f;
+
+		cc_fold_load(folds, i, &f);
+		if (i > 0)
+		{
+			*o++ = ',';
+			*o++ = ' ';
+		}
+		cc_uuid_format_cached(ids, f.retired, o);
+		o += CC_UUID_TEXT_LEN;
+		*o++ = '>';
+		cc_uuid_format_cached(ids, f.target, o);
+		o += CC_UUID_TEXT_LEN;
+		*o++ = ':';
+		o += cc_format_int64(f.tclock, o);
+		*o++ = ':';
+		o += cc_format_int64(f.aclock, o);
+		*o++ = ':';
+		o += cc_format_int64(f.avalue, o);
+		*o++ = ':';
+		o += cc_format_int64(f.absorbed, o);
+	}
+	*o++ = '}';
+	return o;
 }
 
 size_t
@@ -446,6 +667,8 @@ cc_format_stored(cc_id_cache *ids, const cc_stored *s, char *buf)
 		o += cc_format_int64(sh.value, o);
 	}
 	*o++ = '}';
+	if (s->nf > 0)
+		o = cc_format_folds(ids, s->folds, s->nf, o);
 	*o = '\0';
 	return (size_t) (o - buf);
 }
@@ -457,5 +680,16 @@ cc_format(cc_id_cache *ids, const unsigned char *s, size_t n, bool tombstone,
 	cc_stored	st;
 
 	cc_stored_of_records(s, n, tombstone, &st);
+	return cc_format_stored(ids, &st, buf);
+}
+
+size_t
+cc_format_folded(cc_id_cache *ids, const cc_folded *s, char *buf)
+{
+	cc_stored	st;
+
+	cc_stored_of_records(s->shards, s->n, false, &st);
+	st.folds = s->folds;
+	st.nf = s->nf;
 	return cc_format_stored(ids, &st, buf);
 }
