@@ -62,6 +62,15 @@ SELECT counter_crdt_merge(b.c, counter_crdt_difference(f.c, b.c)) = counter_crdt
        (SELECT count(*) FROM counter_crdt_folds(counter_crdt_difference(f.c, b.c))) AS records_shipped
   FROM v f, v b WHERE f.name = 'folded' AND b.name = 'before';
 
+-- with tombstones on either side, as without records
+SELECT counter_crdt_difference('tombstone', c) = 'tombstone' AS tombstone_is_new,
+       counter_crdt_difference(c, 'tombstone') IS NULL AS tombstone_holds_all,
+       counter_crdt_merge(c, 'tombstone') = 'tombstone' AS merge_tombstone,
+       counter_crdt_merge_agg(x)::text AS agg_tombstone,
+       counter_crdt_merge_agg(x) FILTER (WHERE x <> 'tombstone') = c AS agg_folded
+  FROM v, LATERAL (VALUES (v.c), ('tombstone'::counter_crdt), (v.c)) t(x)
+ WHERE name = 'folded' GROUP BY c;
+
 -- equality, hashing and order see the records
 SELECT count(DISTINCT c) AS distinct_states,
        count(DISTINCT c::bigint) AS distinct_totals

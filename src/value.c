@@ -284,7 +284,12 @@ counter_crdt_difference(PG_FUNCTION_ARGS)
 
 		cc_datum_stored(PG_GETARG_DATUM(0), &sa);
 		cc_datum_stored(PG_GETARG_DATUM(1), &sb);
-		if ((sa.nf > 0 || sb.nf > 0) && !sa.tombstone && !sb.tombstone)
+		/* a tombstone b holds everything; a tombstone a is all new to b */
+		if (sb.tombstone)
+			PG_RETURN_NULL();
+		if (sa.tombstone)
+			PG_RETURN_POINTER(DatumGetCounterCrdtP(PG_GETARG_DATUM(0)));
+		if (sa.nf > 0 || sb.nf > 0)
 			return cc_difference_folded(fcinfo);
 	}
 	cc_datum_view(PG_GETARG_DATUM(0), &a);

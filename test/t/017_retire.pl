@@ -181,7 +181,8 @@ $b->safe_psql('postgres',
 	"CREATE TABLE restored_page_views (page text PRIMARY KEY, views counter_crdt);
 	 INSERT INTO restored_page_views VALUES $old_rows;
 	 INSERT INTO page_views SELECT page, views FROM restored_page_views
-	 ON CONFLICT (page) DO UPDATE SET views = counter_crdt_merge(page_views.views, EXCLUDED.views);");
+	 ON CONFLICT (page) DO UPDATE SET views = counter_crdt_merge(page_views.views, EXCLUDED.views);
+	 DROP TABLE restored_page_views;");
 ok($mesh->wait_converged('old backup merged'), 'converged after the old backup');
 $mesh->check_state('old backup merged before forgetting', \@keys);
 
@@ -284,8 +285,12 @@ is($b->safe_psql('postgres', recipe('retire/report')),
 
 # c's old backup once more: unstripped it counts c and a again (on a copy);
 # stripped of both by the recipe, exact
+$b->safe_psql('postgres',
+	"CREATE TABLE restored_page_views (page text PRIMARY KEY, views counter_crdt);
+	 INSERT INTO restored_page_views VALUES $old_rows;");
 my $double = $b->safe_psql('postgres', q{
-	CREATE TEMP TABLE try AS SELECT * FROM page_views;
+	CREATE TEMP TABLE try (LIKE page_views INCLUDING ALL);
+	INSERT INTO try SELECT * FROM page_views;
 	INSERT INTO try SELECT page, views FROM restored_page_views
 	ON CONFLICT (page) DO UPDATE SET views = counter_crdt_merge(try.views, EXCLUDED.views);
 	SELECT (SELECT sum(views::bigint) FROM try) > (SELECT sum(views::bigint) FROM page_views)});
@@ -293,9 +298,14 @@ is($double, 't', 'an unstripped old copy would count the forgotten writers again
 $b->safe_psql('postgres',
 	"UPDATE restored_page_views SET views = counter_crdt_strip(views, '$id_a')");
 $b->safe_psql('postgres', retire_recipe('strip', $id_c));
+$b->safe_psql('postgres', 'DROP TABLE restored_page_views');
 ok($mesh->wait_converged('stripped copy merged'), 'converged after the stripped copy');
 $mesh->check_state('stripped copy merged', \@keys);
 is(ids_on($_), $live, 'still only the live ids on ' . $_->name) for ($a2, $b);
-$mesh->check_logs('retire', qr/writer id is retired|holds the fold of another retired writer/);
+# allowed: the errors the test provokes (a retired id writing, a forget out
+# of order), a2's walreceiver stopped by the promotion, and c's apply worker
+# asking for its slot while c's subscriptions were being dropped
+$mesh->check_logs('retire',
+	qr/writer id is retired|invalid counter_crdt argument|terminating walreceiver process due to administrator command|replication slot "s_c_[ab]" does not exist/);
 
 done_testing();
