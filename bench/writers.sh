@@ -48,26 +48,40 @@
 # wb, measured in one run at three stages:
 #
 #   (a) before folding: every writer's shard
-#   (b) after folding: each retired writer folded into this server's id by
-#       SELECT * FROM counter_crdt_fold_writer(retired, 'wc'), one statement
-#       (an UPDATE of the whole table) per retired writer: 3 shards and a
-#       64-byte fold record per retired writer
-#   (c) after forgetting: counter_crdt_forget_writer(retired, 'wc') per
-#       retired writer: 3 shards, no records
+#   (b) after folding: the retired writers folded into this server's id by
+#       one statement, SELECT * FROM counter_crdt_fold_writers(retired, 'wc')
+#       with retired the array of their ids (one UPDATE of the whole table,
+#       each counter rewritten once): 3 shards and a 64-byte fold record per
+#       retired writer
+#   (c) after forgetting: SELECT * FROM counter_crdt_forget_writers(retired,
+#       'wc'): 3 shards, no records
+#
+# The stages are taken twice, each time on a new pair of tables built alike
+# (dropped after stage (c)): with wc's counter column compressed with pglz
+# (the default, set explicitly), then with lz4 (ALTER TABLE wc ALTER COLUMN
+# c SET COMPRESSION lz4, before anything is stored).  A folded value of
+# about 19 kB is compressed and stored out of line, and its compression
+# weighs on every write of it.
 #
 # Each stage starts with VACUUM FULL of both tables (so that it measures the
 # values, not what the previous stage's updates left in the heap), then
 # takes the bytes, the sum and the increment as above, the increment on
-# every row.  Each fold and forget statement runs after a VACUUM of wc and
-# is followed by a VACUUM of wb and UPDATE wb SET v = v + 1 (every row):
-# their server-side times (EXPLAIN ANALYZE) give the time per row and the
-# ratio to the bigint increment of the same rows (the median of those
-# interleaved bigint increments).  Checks, failing the run: at every stage
+# every row.  The fold and the forget statement each run after a VACUUM of
+# wc, between WRITERS_RUNS bigint increments of every row before and as many
+# after (UPDATE wb SET v = v + 1, each after a VACUUM of wb, after a warm-up
+# one), all in one session: its server-side time (EXPLAIN ANALYZE) gives the
+# time per row and the ratio to the bigint increment of the same rows (the
+# median of those bigint increments).  With WRITERS_RETIRED_ONE_BY_ONE=1 they
+# are instead one statement per retired writer, counter_crdt_fold_writer
+# (retired, 'wc') and counter_crdt_forget_writer(retired, 'wc'), each after
+# a VACUUM of wc and followed by a VACUUM of wb and a bigint increment (the
+# baseline: the median of those).  Checks, failing the run: at every stage
 # every row's c::bigint equals its twin's v (less the bigint increments
 # run beside the folds and forgets) and the sum equals what the previous
 # stage left; every value carries the stage's writers (this server's
-# among them) and fold records; a second fold and forget of a retired
-# writer change nothing.
+# among them) and fold records, and no value is compressed with another
+# method than the run's; a second fold and forget of the retired writers
+# change nothing.
 #
 # Knobs: WRITERS_ROWS [100000], WRITERS_UPDATE_ROWS [10000], WRITERS_RUNS
 # [3] (timed runs of each statement), WRITERS_COUNTS ["1 3 30 100 300"],
@@ -77,8 +91,11 @@
 # writers), WRITERS_ONLY_RETIRED [0] (1: only the retired writers),
 # WRITERS_RETIRED_ROWS [400], WRITERS_RETIRED_WRITERS [300] (at least 4),
 # WRITERS_RETIRED_SETTINGS [many] (the table settings: "many", those README
-# recommends for many writers, or "default").  Exits 0 when the figures were
-# measured, whether or not a target is met; non-zero when a check fails.
+# recommends for many writers, or "default"), WRITERS_RETIRED_LZ4 [1] (0
+# skips the lz4 run, for a server built without lz4),
+# WRITERS_RETIRED_ONE_BY_ONE [0] (1: one fold and one forget statement per
+# retired writer).  Exits 0 when the figures were measured, whether or not a
+# target is met; non-zero when a check fails.
 set -euo pipefail
 
 T_START=$(date +%s)
@@ -94,6 +111,8 @@ ONLY_RETIRED=${WRITERS_ONLY_RETIRED:-0}
 RET_ROWS=${WRITERS_RETIRED_ROWS:-400}
 RET_W=${WRITERS_RETIRED_WRITERS:-300}
 RET_SETTINGS=${WRITERS_RETIRED_SETTINGS:-many}
+RET_LZ4=${WRITERS_RETIRED_LZ4:-1}
+ONE_BY_ONE=${WRITERS_RETIRED_ONE_BY_ONE:-0}
 # shellcheck source=scripts/pgcluster.sh
 source "$ROOT/scripts/pgcluster.sh"
 PG_CONFIG=$(pgc_pg_config)
@@ -112,6 +131,8 @@ for v in ROWS UPD RUNS_N RET_ROWS RET_W; do
 done
 [[ $RETIRED =~ ^[01]$ ]] || die "WRITERS_RETIRED must be 0 or 1"
 [[ $ONLY_RETIRED =~ ^[01]$ ]] || die "WRITERS_ONLY_RETIRED must be 0 or 1"
+[[ $RET_LZ4 =~ ^[01]$ ]] || die "WRITERS_RETIRED_LZ4 must be 0 or 1"
+[[ $ONE_BY_ONE =~ ^[01]$ ]] || die "WRITERS_RETIRED_ONE_BY_ONE must be 0 or 1"
 [ "$ONLY_RETIRED" = 0 ] || [ "$RETIRED" = 1 ] || die "WRITERS_ONLY_RETIRED=1 with WRITERS_RETIRED=0 leaves nothing to measure"
 [ "$RET_W" -ge 4 ] || die "WRITERS_RETIRED_WRITERS must be at least 4 (3 live writers and a retired one)"
 case $RET_SETTINGS in default | many) ;; *) die "WRITERS_RETIRED_SETTINGS must be default or many" ;; esac
@@ -174,16 +195,17 @@ out_of_line()
 
 declare -A R_SUM R_INC F_SUM F_INC BYTES STORED
 # storage LABEL NROWS: BYTES[LABEL], the average stored bytes of wc's
-# values, and STORED[LABEL], how they are stored.
+# values, and STORED[LABEL], how they are stored (and compressed: pglz, lz4).
 storage()
 {
-	local label=$1 nrows=$2 comp ool
-	read -r BYTES[$label] comp < <(q "SELECT round(avg(pg_column_size(c))),
-	                                          count(*) FILTER (WHERE pg_column_compression(c) IS NOT NULL)
-	                                     FROM wc" | tr '|' ' ')
+	local label=$1 nrows=$2 comp meth ool
+	read -r BYTES[$label] comp meth < <(q "SELECT round(avg(pg_column_size(c))),
+	                                               count(*) FILTER (WHERE pg_column_compression(c) IS NOT NULL),
+	                                               coalesce(string_agg(DISTINCT pg_column_compression(c), '+'), '-')
+	                                          FROM wc" | tr '|' ' ')
 	ool=$(out_of_line)
 	if [ "$ool" -gt 0 ]; then STORED[$label]="out of line"; else STORED[$label]="inline"; fi
-	[ "$comp" -eq 0 ] || STORED[$label]+=", compressed"
+	[ "$comp" -eq 0 ] || STORED[$label]+=", compressed with $meth"
 	[ "$comp" -eq 0 ] || [ "$comp" -eq "$nrows" ] || STORED[$label]+=" ($comp of $nrows)"
 	[ "$ool" -eq 0 ] || [ "$ool" -eq "$nrows" ] || STORED[$label]+=" ($ool of $nrows out of line)"
 }
@@ -246,26 +268,30 @@ measure()
 
 
 # --- retired writers (issue 24) ------------------------------------------------
-declare -A RAW SIZE_C SIZE_B STEP_TOTAL STEP_CPU_TOTAL STEP_MED STEP_CPU BASE_MED BASE_CPU
+declare -A RAW SIZE_C SIZE_B STEP_N STEP_TOTAL STEP_CPU_TOTAL STEP_MED STEP_CPU BASE_MED BASE_CPU
 RET_N=$((RET_W - 3))	# retired: writers 4 to RET_W; live: 1 (this server), 2, 3
+RET_IDS="ARRAY(SELECT md5('writer:' || i)::uuid FROM generate_series(4, $RET_W) i)"
 
 # ret_check LABEL SHARDS RECORDS: every value carries SHARDS writers, this
-# server's among them, and RECORDS fold records; every counter equals its
-# bigint twin less OFF, and their sum is TOTAL.
+# server's among them, and RECORDS fold records, and none is compressed with
+# another method than COMP; every counter equals its bigint twin less OFF,
+# and their sum is TOTAL.
 ret_check()
 {
-	local label=$1 shards=$2 recs=$3 n total diff
-	read -r n total diff < <(q "SELECT count(*) FILTER (WHERE counter_crdt_writers(c) = $shards
-	                                    AND (SELECT count(*) FROM counter_crdt_folds(c)) = $recs
-	                                    AND EXISTS (SELECT FROM counter_crdt_shards(c) s
-	                                                 WHERE s.id = counter_crdt_node_id())),
-	                                  sum(c::bigint),
-	                                  count(*) FILTER (WHERE c::bigint + $OFF IS DISTINCT FROM v)
-	                             FROM wc FULL JOIN wb USING (k)" | tr '|' ' ')
+	local label=$1 shards=$2 recs=$3 n total diff other
+	read -r n total diff other < <(q "SELECT count(*) FILTER (WHERE counter_crdt_writers(c) = $shards
+	                                          AND (SELECT count(*) FROM counter_crdt_folds(c)) = $recs
+	                                          AND EXISTS (SELECT FROM counter_crdt_shards(c) s
+	                                                       WHERE s.id = counter_crdt_node_id())),
+	                                        sum(c::bigint),
+	                                        count(*) FILTER (WHERE c::bigint + $OFF IS DISTINCT FROM v),
+	                                        count(*) FILTER (WHERE pg_column_compression(c) <> '$COMP')
+	                                   FROM wc FULL JOIN wb USING (k)" | tr '|' ' ')
 	[ "$n" = "$RET_ROWS" ] ||
 		die "$label: $n of $RET_ROWS values carry $shards writers (this server's among them) and $recs fold records"
 	[ "$total" = "$TOTAL" ] || die "$label: the counters' total is $total, want $TOTAL (unchanged by folding and forgetting)"
 	[ "$diff" = 0 ] || die "$label: $diff counters differ from their bigint twins (less the $OFF baseline increments)"
+	[ "$other" = 0 ] || die "$label: $other values compressed with another method than $COMP"
 }
 
 # ret_stage LABEL SHARDS RECORDS: the figures of one stage.
@@ -299,77 +325,108 @@ ret_stage()
 	say "$label: $shards writers, $recs fold records: sum ${R_SUM[$label]} x, increment ${R_INC[$label]} x, ${BYTES[$label]} bytes (${STORED[$label]}; ${RAW[$label]} uncompressed); $(($(date +%s) - t0)) s"
 }
 
-# ret_steps KIND FUNCTION: FUNCTION(retired, 'wc') for every retired writer,
-# each after a VACUUM of wc, each followed by a VACUUM of wb and a bigint
-# increment of every row (the baseline, interleaved); all in one session.
-ret_steps()
+# ret_step KIND ACTION: folds (ACTION fold) or forgets (forget) the retired
+# writers in wc, by one statement counter_crdt_ACTION_writers(retired, 'wc')
+# after a VACUUM of wc, between RUNS_N bigint increments of every row before
+# and RUNS_N after (each after a VACUUM of wb; a warm-up one first, not
+# counted), or with ONE_BY_ONE=1 by counter_crdt_ACTION_writer(retired,
+# 'wc') for each retired writer, each after a VACUUM of wc and followed by a
+# VACUUM of wb and a bigint increment; all in one session.  STEP_*[KIND]:
+# the statements' number, total and median time and CPU time; BASE_*[KIND]:
+# the median time and CPU time of the bigint increments.
+ret_step()
 {
-	local kind=$1 func=$2
-	local i f=$WORK/$kind.sql t0 c="" b="" cc="" cb=""
-	local -a ms cpu
+	local kind=$1 action=$2
+	local i n f=$WORK/$kind.sql t0 c="" b="" cc="" cb="" inc what
+	local -a ms cpu tag
 	t0=$(date +%s)
-	say "retired: $kind: $RET_N statements SELECT * FROM $func(retired, 'wc'), interleaved with bigint increments of every row"
+	inc="VACUUM wb;
+EXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON, COSTS OFF) UPDATE wb SET v = v + 1;"
+	if [ "$ONE_BY_ONE" = 1 ]; then
+		what="$RET_N statements SELECT * FROM counter_crdt_${action}_writer(retired, 'wc'), each followed by a bigint increment of every row"
+	else
+		what="SELECT * FROM counter_crdt_${action}_writers(retired, 'wc') for the $RET_N retired writers, between $RUNS_N bigint increments of every row before and $RUNS_N after"
+	fi
+	say "retired: $kind: $what"
 	{
 		echo "SET log_executor_stats = on;"
 		echo "SET client_min_messages = log;"
-		for i in $(seq 4 "$RET_W"); do
+		if [ "$ONE_BY_ONE" = 1 ]; then
+			for i in $(seq 4 "$RET_W"); do
+				echo "VACUUM wc;"
+				echo "EXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON, COSTS OFF) SELECT * FROM counter_crdt_${action}_writer(md5('writer:$i')::uuid, 'wc');"
+				echo "$inc"
+				tag+=(c b)
+			done
+		else
+			echo "$inc"
+			tag+=(w)
+			for i in $(seq 1 "$RUNS_N"); do echo "$inc"; tag+=(b); done
 			echo "VACUUM wc;"
-			echo "EXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON, COSTS OFF) SELECT * FROM $func(md5('writer:$i')::uuid, 'wc');"
-			echo "VACUUM wb;"
-			echo "EXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON, COSTS OFF) UPDATE wb SET v = v + 1;"
-		done
+			echo "EXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON, COSTS OFF) SELECT * FROM counter_crdt_${action}_writers($RET_IDS, 'wc');"
+			tag+=(c)
+			for i in $(seq 1 "$RUNS_N"); do echo "$inc"; tag+=(b); done
+		fi
 	} >"$f"
 	pg_psql -q -A -t -f "$f" >"$f.out" 2>"$f.err" ||
 		{ cat "$f.err" >&2; die "retired: $kind failed"; }
 	mapfile -t ms < <(sed -n 's/^Execution Time: \([0-9.]*\) ms$/\1/p' "$f.out")
 	mapfile -t cpu < <(sed -n 's/^!\s*\([0-9.]*\) s user, \([0-9.]*\) s system, .*elapsed.*/\1 \2/p' "$f.err" |
 		awk '{ printf "%.3f\n", ($1 + $2) * 1000 }')
-	if [ "${#ms[@]}" -ne $((2 * RET_N)) ] || [ "${#cpu[@]}" -ne $((2 * RET_N)) ]; then
+	n=${#tag[@]}
+	if [ "${#ms[@]}" -ne "$n" ] || [ "${#cpu[@]}" -ne "$n" ]; then
 		cat "$f.out" "$f.err" >&2
-		die "retired: $kind: ${#ms[@]} execution times and ${#cpu[@]} CPU times, want $((2 * RET_N)) each"
+		die "retired: $kind: ${#ms[@]} execution times and ${#cpu[@]} CPU times, want $n each"
 	fi
-	for i in $(seq 0 $((RET_N - 1))); do
-		c+=" ${ms[2 * i]}"; cc+=" ${cpu[2 * i]}"
-		b+=" ${ms[2 * i + 1]}"; cb+=" ${cpu[2 * i + 1]}"
+	for i in $(seq 0 $((n - 1))); do
+		case ${tag[i]} in
+			c) c+=" ${ms[i]}"; cc+=" ${cpu[i]}" ;;
+			b) b+=" ${ms[i]}"; cb+=" ${cpu[i]}" ;;
+		esac
 	done
+	STEP_N[$kind]=$(wc -w <<<"$c")
 	STEP_TOTAL[$kind]=$(tr ' ' '\n' <<<"$c" | awk '{ s += $1 } END { printf "%.3f", s }')
 	STEP_CPU_TOTAL[$kind]=$(tr ' ' '\n' <<<"$cc" | awk '{ s += $1 } END { printf "%.3f", s }')
 	STEP_MED[$kind]=$(median <<<"$c")
 	STEP_CPU[$kind]=$(median <<<"$cc")
 	BASE_MED[$kind]=$(median <<<"$b")
 	BASE_CPU[$kind]=$(median <<<"$cb")
-	OFF=$((OFF + RET_N))
+	OFF=$((OFF + n - ${STEP_N[$kind]}))	# every bigint increment, warm-up included
 	# Run again, it changes nothing.
-	i=$(q "SELECT sum(counters) FROM $func(md5('writer:4')::uuid, 'wc')")
-	[ "$i" = 0 ] || die "retired: $kind of writer 4 run again changed $i counters"
-	say "retired: $kind: $(calc "${STEP_TOTAL[$kind]} / 1000" 1) s in all, median $(ms "${STEP_MED[$kind]}") ms a statement vs $(ms "${BASE_MED[$kind]}") ms a bigint increment; $(($(date +%s) - t0)) s"
+	i=$(q "SELECT coalesce(sum(counters), 0) FROM counter_crdt_${action}_writers($RET_IDS, 'wc')")
+	[ "$i" = 0 ] || die "retired: $kind of the retired writers run again changed $i counters"
+	say "retired: $kind: $(calc "${STEP_TOTAL[$kind]} / 1000" 1) s in ${STEP_N[$kind]} statement(s) (CPU $(calc "${STEP_CPU_TOTAL[$kind]} / 1000" 1) s) vs $(ms "${BASE_MED[$kind]}") ms a bigint increment (median of $(wc -w <<<"$b")); $(($(date +%s) - t0)) s"
 }
 
-# The retired writers' section: builds wc and wb, takes the three stages,
-# drops them.
+# retired COMP: builds wc, its counter column compressed with COMP (pglz or
+# lz4), and wb, takes the three stages (labels ret_a to ret_c for pglz,
+# lz4_a to lz4_c for lz4), drops them.
 retired()
 {
-	local with="" p t0
+	local with="" p t0 pre sfx
+	COMP=$1
+	if [ "$COMP" = pglz ]; then pre=ret; sfx=""; else pre=$COMP; sfx=_$COMP; fi
 	t0=$(date +%s)
 	[ "$RET_SETTINGS" = many ] && with=" WITH (toast_tuple_target = 8160)"
 	p=$(proto "$RET_W")
-	say "retired: $RET_W writers per counter, $RET_N of them retired (all but writers 1, this server, 2 and 3), $RET_SETTINGS table settings: building $RET_ROWS rows"
+	say "retired: $RET_W writers per counter, $RET_N of them retired (all but writers 1, this server, 2 and 3), $RET_SETTINGS table settings, compression $COMP: building $RET_ROWS rows"
 	qs <<-SQL
 		CREATE TABLE wc (k int PRIMARY KEY, c counter_crdt)$with;
 		$([ "$RET_SETTINGS" = many ] && echo "ALTER TABLE wc ALTER c SET STORAGE MAIN;")
+		ALTER TABLE wc ALTER COLUMN c SET COMPRESSION $COMP;
 		CREATE TABLE wb (k int PRIMARY KEY, v bigint NOT NULL);
 		INSERT INTO wc SELECT k, $p FROM generate_series(1, $RET_ROWS) k;
 		INSERT INTO wb SELECT k, $p::bigint FROM generate_series(1, $RET_ROWS) k;
 	SQL
 	TOTAL=$(q "SELECT $RET_ROWS * $p::bigint")
 	OFF=0	# bigint increments that wb got beside the folds and forgets
-	ret_stage ret_a "$RET_W" 0
-	ret_steps fold counter_crdt_fold_writer
-	ret_stage ret_b 3 "$RET_N"
-	ret_steps forget counter_crdt_forget_writer
-	ret_stage ret_c 3 0
+	ret_stage "${pre}_a" "$RET_W" 0
+	ret_step "fold$sfx" fold
+	ret_stage "${pre}_b" 3 "$RET_N"
+	ret_step "forget$sfx" forget
+	ret_stage "${pre}_c" 3 0
 	q "DROP TABLE wc, wb"
-	say "retired: $(($(date +%s) - t0)) s"
+	say "retired, $COMP: $(($(date +%s) - t0)) s"
 }
 
 # The value column for readers rides on the largest default-settings table
@@ -381,7 +438,10 @@ if [ "$ONLY_RETIRED" = 0 ]; then
 	for w in $COUNTS; do measure "w$w" "$w" default "$([ "$w" = "$GW" ] && echo generated)"; done
 	for w in $MANY; do measure "m$w" "$w" many; done
 fi
-[ "$RETIRED" = 0 ] || retired
+if [ "$RETIRED" = 1 ]; then
+	retired pglz
+	[ "$RET_LZ4" = 0 ] || retired lz4
+fi
 
 # --- the tables ----------------------------------------------------------------
 LO=${MANY%% *}
@@ -428,17 +488,32 @@ fi
 if [ "$RETIRED" = 1 ]; then
 	kb() { fmt_int "$(calc "$1 / 1024" 0)"; }
 	secs() { awk -v m="$1" 'BEGIN { if (m >= 1000) printf "%.1f s", m / 1000; else printf "%.0f ms", m }'; }
+	bigratio() { if awk -v a="$1" -v b="$2" 'BEGIN { exit !(a / b >= 100) }'; then fmt_int "$(calc "$1 / $2" 0)"; else ratio "$1" "$2"; fi; }
 	ret_row() # LABEL STAGE PER-VALUE
 	{
 		local raw=""
+		[ -n "${BYTES[$1]:-}" ] || return 0
 		[ "${RAW[$1]}" = "${BYTES[$1]}" ] || raw="; $(fmt_int "${RAW[$1]}") uncompressed"
 		echo "| $2 | $3 | $(fmt_int "${BYTES[$1]}") (${STORED[$1]}$raw) | $(kb "${SIZE_C[$1]}") / $(kb "${SIZE_B[$1]}") kB | ${F_SUM[$1]} | ${F_INC[$1]} |"
 	}
 	step_row() # KIND STEP
 	{
-		echo "| $2 | $RET_N | $(secs "${STEP_TOTAL[$1]}") | $(ms "$(calc "${STEP_TOTAL[$1]} / $RET_ROWS" 3)") ms | $(ratio "${STEP_MED[$1]}" "${BASE_MED[$1]}") × ($(ms "${STEP_MED[$1]}") / $(ms "${BASE_MED[$1]}") ms; CPU $(ratio "${STEP_CPU[$1]}" "${BASE_CPU[$1]}") ×) | $(fmt_int "$(calc "${STEP_TOTAL[$1]} / ${BASE_MED[$1]}" 0)") × (CPU $(fmt_int "$(calc "${STEP_CPU_TOTAL[$1]} / ${BASE_CPU[$1]}" 0)") ×) |"
+		local each=""
+		[ -n "${STEP_N[$1]:-}" ] || return 0
+		[ "$ONE_BY_ONE" = 0 ] ||
+			each=" $(ratio "${STEP_MED[$1]}" "${BASE_MED[$1]}") × ($(ms "${STEP_MED[$1]}") / $(ms "${BASE_MED[$1]}") ms; CPU $(ratio "${STEP_CPU[$1]}" "${BASE_CPU[$1]}") ×) |"
+		echo "| $2 | ${STEP_N[$1]} | $(secs "${STEP_TOTAL[$1]}") | $(ms "$(calc "${STEP_TOTAL[$1]} / $RET_ROWS" 3)") ms |$each $(bigratio "${STEP_TOTAL[$1]}" "${BASE_MED[$1]}") × ($(ms "${STEP_TOTAL[$1]}") / $(ms "${BASE_MED[$1]}") ms; CPU $(bigratio "${STEP_CPU_TOTAL[$1]}" "${BASE_CPU[$1]}") ×) |"
 	}
 	if [ "$RET_SETTINGS" = many ]; then RET_SET="STORAGE MAIN, toast_tuple_target = 8160"; else RET_SET="default"; fi
+	if [ "$ONE_BY_ONE" = 1 ]; then
+		HOW="one per retired writer"
+		FOLD="counter_crdt_fold_writer(retired, 'wc')"
+		FORGET="counter_crdt_forget_writer(retired, 'wc')"
+	else
+		HOW="retired: the array of the $RET_N ids"
+		FOLD="counter_crdt_fold_writers(retired, 'wc')"
+		FORGET="counter_crdt_forget_writers(retired, 'wc')"
+	fi
 	echo
 	echo "retired writers: counter_crdt $EXT_VERSION (commit $COMMIT), PostgreSQL $PG_VERSION, $(nproc) CPUs ($CPU), $(date -u '+%Y-%m-%d %H:%M UTC'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 	echo
@@ -446,16 +521,28 @@ if [ "$RETIRED" = 1 ]; then
 	echo "|---|---|---|---:|---:|---:|"
 	ret_row ret_a "(a) before folding" "$RET_W shards"
 	ret_row ret_b "(b) after folding the $RET_N retired writers into this server's id" "3 shards, $RET_N fold records"
+	ret_row lz4_b "(b) the same, the column compressed with lz4" "3 shards, $RET_N fold records"
 	ret_row ret_c "(c) after forgetting them" "3 shards"
 	echo
-	echo "| step | statements | time | per row | a statement vs the bigint increment of the same rows | all statements vs one bigint increment of the same rows |"
-	echo "|---|---:|---:|---:|---:|---:|"
-	step_row fold "(a) → (b) fold: \`SELECT * FROM counter_crdt_fold_writer(retired, 'wc')\`, one per retired writer"
-	step_row forget "(b) → (c) forget: \`SELECT * FROM counter_crdt_forget_writer(retired, 'wc')\`, one per retired writer"
+	if [ "$ONE_BY_ONE" = 1 ]; then
+		echo "| step | statements | time | per row | a statement vs the bigint increment of the same rows | all statements vs one bigint increment of the same rows |"
+		echo "|---|---:|---:|---:|---:|---:|"
+	else
+		echo "| step | statements | time | per row | vs the bigint increment of the same rows |"
+		echo "|---|---:|---:|---:|---:|"
+	fi
+	step_row fold "(a) → (b) fold: \`SELECT * FROM $FOLD\`, $HOW"
+	step_row fold_lz4 "the same, the column compressed with lz4"
+	step_row forget "(b) → (c) forget: \`SELECT * FROM $FORGET\`, $HOW"
+	step_row forget_lz4 "the same, the column compressed with lz4"
 	echo
-	echo "* $(fmt_int "$RET_ROWS") rows (k int PRIMARY KEY, c counter_crdt), table settings $RET_SET, each the same prototype value of $RET_W writers as above; writers 1 (this server), 2 and 3 live, the $RET_N others retired. Each stage measured after VACUUM FULL of both tables; checked at every stage: each counter equals its bigint twin, the total is unchanged by folding and forgetting, each value carries the stage's writers and fold records. Sum and increment (every row) as above: medians of $RUNS_N runs, counter and bigint interleaved."
+	echo "* $(fmt_int "$RET_ROWS") rows (k int PRIMARY KEY, c counter_crdt), table settings $RET_SET, each the same prototype value of $RET_W writers as above; writers 1 (this server), 2 and 3 live, the $RET_N others retired. The stages are taken on the column compressed with pglz (the default)$([ "$RET_LZ4" = 0 ] || echo ", then on a new pair of tables with the column compressed with lz4 (ALTER TABLE wc ALTER COLUMN c SET COMPRESSION lz4 before anything is stored): its stages (a) and (c) are in the log only"). Each stage measured after VACUUM FULL of both tables; checked at every stage: each counter equals its bigint twin, the total is unchanged by folding and forgetting, each value carries the stage's writers and fold records and no value is compressed with another method. Sum and increment (every row) as above: medians of $RUNS_N runs, counter and bigint interleaved."
 	echo "* stored bytes: avg(pg_column_size(c)), compressed size when compressed; uncompressed: avg(pg_column_size(counter_crdt_merge(c, c))). Table size: pg_table_size (heap and TOAST) after VACUUM FULL."
-	echo "* fold and forget: server-side execution time (EXPLAIN ANALYZE) of each statement, run after a VACUUM of wc, interleaved with a VACUUM of wb and \`UPDATE wb SET v = v + 1\` (the baseline: the median of those $RET_N bigint increments). time: the sum of the $RET_N statements; per row: that sum / $(fmt_int "$RET_ROWS"); all statements vs one bigint increment: the sum / the baseline, CPU: the sum of the backend's CPU times / their median."
+	if [ "$ONE_BY_ONE" = 1 ]; then
+		echo "* fold and forget: server-side execution time (EXPLAIN ANALYZE) of each statement, run after a VACUUM of wc, interleaved with a VACUUM of wb and \`UPDATE wb SET v = v + 1\` (the baseline: the median of those $RET_N bigint increments). time: the sum of the $RET_N statements; per row: that sum / $(fmt_int "$RET_ROWS"); all statements vs one bigint increment: the sum / the baseline, CPU: the sum of the backend's CPU times / their median."
+	else
+		echo "* fold and forget: server-side execution time (EXPLAIN ANALYZE) of the one statement, run after a VACUUM of wc, between $RUNS_N \`UPDATE wb SET v = v + 1\` before and $RUNS_N after, each after a VACUUM of wb (the baseline: their median). per row: the time / $(fmt_int "$RET_ROWS"); vs the bigint increment: the time / the baseline, CPU: the backend's CPU time / the median of the bigint increments'."
+	fi
 fi
 KNOBS="WRITERS_RUNS=$RUNS_N"
 [ "$ONLY_RETIRED" = 1 ] || KNOBS+=" WRITERS_ROWS=$ROWS"
@@ -464,4 +551,6 @@ KNOBS="WRITERS_RUNS=$RUNS_N"
 [ "$RETIRED" = 0 ] || KNOBS+=" WRITERS_RETIRED_ROWS=$RET_ROWS"
 [ "$RETIRED" = 0 ] || [ "$RET_W" = 300 ] || KNOBS+=" WRITERS_RETIRED_WRITERS=$RET_W"
 [ "$RETIRED" = 0 ] || [ "$RET_SETTINGS" = many ] || KNOBS+=" WRITERS_RETIRED_SETTINGS=$RET_SETTINGS"
+[ "$RETIRED" = 0 ] || [ "$RET_LZ4" = 1 ] || KNOBS+=" WRITERS_RETIRED_LZ4=0"
+[ "$RETIRED" = 0 ] || [ "$ONE_BY_ONE" = 0 ] || KNOBS+=" WRITERS_RETIRED_ONE_BY_ONE=1"
 echo "* run time $(($(date +%s) - T_START)) s: bash bench/writers.sh ($KNOBS)"
