@@ -266,21 +266,30 @@ sub check_logs
 # pages dirtied by earlier DDL (with full-page images, several kB a page),
 # running-transactions snapshots, checkpoints; WAL bytes alone measured
 # those too.
+#
+# The window runs from one insert position to another, each where a record
+# starts, and is read once the WAL is flushed to its end (wal_end).  Not up
+# to the flush position: a record that no commit follows (the pruning that a
+# read does) is flushed by the WAL writer only as far as the last complete
+# page, so the flush position can stay inside it while the server is idle,
+# and with no whole record after the window's start pg_walinspect fails
+# ("could not find a valid record after ...").
 sub check_idle
 {
 	my ($self, $label) = @_;
 	my @nodes = @{ $self->{nodes} };
 	$_->safe_psql('postgres', 'CREATE EXTENSION IF NOT EXISTS pg_walinspect') foreach @nodes;
-	my @l0 = map { $_->safe_psql('postgres', 'SELECT pg_current_wal_flush_lsn()') } @nodes;
+	my @l0 = map { $_->safe_psql('postgres', 'SELECT pg_current_wal_insert_lsn()') } @nodes;
 	my @d0 = map { $self->query($_, $self->{digest_q}) } @nodes;
 	sleep(3);
 	for my $i (0 .. $#nodes)
 	{
+		my $l1 = wal_end($nodes[$i]);
 		my ($bytes, $writes) = split /\|/, $nodes[$i]->safe_psql('postgres', qq{
-			SELECT pg_wal_lsn_diff(pg_current_wal_flush_lsn(), '$l0[$i]'),
-			       CASE WHEN pg_current_wal_flush_lsn() > '$l0[$i]' THEN
+			SELECT pg_wal_lsn_diff('$l1', '$l0[$i]'),
+			       CASE WHEN '$l1'::pg_lsn > '$l0[$i]' THEN
 			         (SELECT coalesce(string_agg(DISTINCT resource_manager || ' ' || record_type, ', '), '')
-			            FROM pg_get_wal_records_info('$l0[$i]', pg_current_wal_flush_lsn())
+			            FROM pg_get_wal_records_info('$l0[$i]', '$l1')
 			           WHERE resource_manager IN ('Heap', 'Heap2')
 			             AND record_type ~ '^(INSERT|UPDATE|HOT_UPDATE|DELETE|MULTI_INSERT)')
 			       ELSE '' END});
@@ -292,13 +301,29 @@ sub check_idle
 				SELECT coalesce(string_agg(r, '; '), 'nothing') FROM (
 				  SELECT resource_manager || ' ' || record_type || ' x' || count(*)
 				         || ' (' || sum(record_length) || ' bytes, ' || sum(fpi_length) || ' of page images)' AS r
-				    FROM pg_get_wal_records_info('$l0[$i]', greatest('$l0[$i]'::pg_lsn, pg_current_wal_flush_lsn()))
+				    FROM pg_get_wal_records_info('$l0[$i]', '$l1')
 				   GROUP BY resource_manager, record_type ORDER BY 1) s}))
 		  if $bytes > 0;
 		is($self->query($nodes[$i], $self->{digest_q}), $d0[$i],
 			"$label: state on " . $nodes[$i]->name . " unchanged while idle");
 	}
 	return;
+}
+
+# The insert position of $node's WAL, where its next record starts, once
+# the WAL is flushed that far.  A transaction of our own, with an id and no
+# row, committed after it, has the WAL writer flush the WAL up to its commit
+# record (what else came before may be records that nothing would flush);
+# it sends nothing to the subscribers, as a transaction that changed nothing
+# is not decoded.
+sub wal_end
+{
+	my ($node) = @_;
+	my $end = $node->safe_psql('postgres', 'SELECT pg_current_wal_insert_lsn()');
+	$node->safe_psql('postgres', 'SELECT pg_current_xact_id()');
+	$node->poll_query_until('postgres', "SELECT pg_current_wal_flush_lsn() >= '$end'")
+	  or die $node->name . " did not flush its WAL up to $end";
+	return $end;
 }
 
 1;
