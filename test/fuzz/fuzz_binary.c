@@ -1,42 +1,77 @@
 /*
  * fuzz_binary.c
- *	  libFuzzer harness of the binary decoder, cc_decode_header() and
- *	  cc_decode_shards(): what counter_crdt_recv runs on every value of
- *	  COPY (FORMAT binary) and of the extended protocol's binary parameters.
+ *	  libFuzzer harness of the binary decoder, cc_decode_header_folded(),
+ *	  cc_decode_shards() and cc_decode_folds() with cc_fold_check(): what
+ *	  counter_crdt_recv runs on every value of COPY (FORMAT binary) and of
+ *	  the extended protocol's binary parameters.
  *
  * The parallel aggregate's deserialize function
- * (counter_crdt_merge_agg_deserial) reads its state through the very same
- * two calls, in the same order, so this harness covers that path too.
+ * (counter_crdt_merge_agg_deserial) reads its state through
+ * cc_decode_header(), the reader of version 1 only, and cc_decode_shards():
+ * the harness holds cc_decode_header() to the same verdict on every input
+ * but version 2, which it must refuse.
  *
- * As in the server, nothing is allocated from the count in the input until
- * cc_decode_header() has accepted it: the header check is what keeps six
- * bytes announcing 4 billion shards from costing an allocation of 128 GB.
+ * As in the server, nothing is allocated from the counts in the input until
+ * the header check has accepted them: it is what keeps ten bytes announcing
+ * 4 billion shards or records from costing an allocation of 128 GB.
  *
  * Accepted bytes must be a canonical state whose encoding is the input, byte
  * for byte (the layout has one spelling per state), and which decodes again
- * to the same state.  Rejected bytes must give CC_ERR_BINARY and a printable
- * detail.
+ * to the same state; a state with fold records goes through every form
+ * (fuzz_folded_round_trip()).  Rejected bytes must give CC_ERR_BINARY and a
+ * printable detail.  Each input also seeds a random folded state that goes
+ * through every form.
  */
 #include "fuzz_common.h"
 
+static int64_t
+ref_be64(const uint8_t *p)
+{
+	uint64_t	v = 0;
+
+	for (int k = 0; k < 8; k++)
+		v = (v << 8) | p[k];
+	return (int64_t) v;
+}
+
 /*
- * The layout of type_io.c read again, plainly, as the reference verdict:
- * version 1, flags 0 or 1, a big-endian count that the length matches
- * exactly, no shards in a tombstone, shards canonical.
+ * The layout of cc_wire.h read again, plainly, as the reference verdict.
+ * Version 1: flags 0 or 1, a big-endian count that the length matches
+ * exactly, no shards in a tombstone, shards canonical.  Version 2: flags 0,
+ * the shards as in version 1, then a record count of at least 1 that the
+ * rest of the length matches exactly, records strictly ascending by
+ * (retired, target) as unsigned bytes, retired != target, clocks >= 1; and
+ * then cc_fold_check() (unit-tested in core_fold.c) for their agreement
+ * with the shards.
  */
 static bool
 ref_accepts(const uint8_t *data, size_t size)
 {
-	uint64_t	count;
-	unsigned char *s;
+	uint64_t	count,
+				fcount = 0;
+	unsigned char *s,
+			   *f = NULL;
 	bool		ok;
 
-	if (size < 6 || data[0] != 1 || (data[1] != 0 && data[1] != 1))
+	if (size < 6 || (data[0] != 1 && data[0] != 2))
+		return false;
+	if (data[1] != 0 && (data[1] != 1 || data[0] != 1))
 		return false;
 	count = ((uint64_t) data[2] << 24) | ((uint64_t) data[3] << 16) |
 		((uint64_t) data[4] << 8) | (uint64_t) data[5];
-	if ((uint64_t) size != 6 + 32 * count)
+	if (data[0] == 1 && (uint64_t) size != 6 + 32 * count)
 		return false;
+	if (data[0] == 2)
+	{
+		const uint8_t *c = data + 6 + 32 * count;
+
+		if ((uint64_t) size < 6 + 32 * count + 4)
+			return false;
+		fcount = ((uint64_t) c[0] << 24) | ((uint64_t) c[1] << 16) |
+			((uint64_t) c[2] << 8) | (uint64_t) c[3];
+		if (fcount == 0 || (uint64_t) size != 6 + 32 * count + 4 + 64 * fcount)
+			return false;
+	}
 	if (data[1] == 1 && count != 0)
 		return false;
 	s = fuzz_alloc(count * CC_SHARD_SIZE);
@@ -44,20 +79,40 @@ ref_accepts(const uint8_t *data, size_t size)
 	{
 		const uint8_t *p = data + 6 + 32 * i;
 		cc_shard	sh;
-		uint64_t	clock = 0,
-					value = 0;
 
 		memcpy(sh.id, p, CC_ID_LEN);
-		for (int k = 0; k < 8; k++)
-		{
-			clock = (clock << 8) | p[16 + k];
-			value = (value << 8) | p[24 + k];
-		}
-		sh.clock = (int64_t) clock;
-		sh.value = (int64_t) value;
+		sh.clock = ref_be64(p + 16);
+		sh.value = ref_be64(p + 24);
 		cc_store(s, i, &sh);
 	}
 	ok = fuzz_canonical(s, count);
+	if (ok && fcount > 0)
+	{
+		f = fuzz_alloc(fcount * CC_FOLD_SIZE);
+		for (uint64_t i = 0; i < fcount; i++)
+		{
+			const uint8_t *p = data + 6 + 32 * count + 4 + 64 * i;
+			cc_fold		r;
+
+			memcpy(r.retired, p, CC_ID_LEN);
+			memcpy(r.target, p + 16, CC_ID_LEN);
+			r.tclock = ref_be64(p + 32);
+			r.aclock = ref_be64(p + 40);
+			r.avalue = ref_be64(p + 48);
+			r.absorbed = ref_be64(p + 56);
+			cc_fold_store(f, i, &r);
+			if (memcmp(r.retired, r.target, CC_ID_LEN) == 0 || r.tclock < 1 || r.aclock < 1 ||
+				(i > 0 && memcmp(p - 64, p, 2 * CC_ID_LEN) >= 0))
+				ok = false;
+		}
+		if (ok)
+		{
+			cc_folded	v = {s, count, f, fcount};
+
+			ok = cc_fold_check(&v, CC_ERR_BINARY, NULL) == CC_OK;
+		}
+		free(f);
+	}
 	free(s);
 	return ok;
 }
@@ -68,6 +123,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t		n = 0,
 				n2 = 0,
 				n3 = 0,
+				nf = 0,
+				nf2 = 0,
 				len;
 	bool		t = false,
 				t2 = false,
@@ -77,16 +134,42 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			   *s3,
 			   *wire;
 	char	   *text;
-	cc_error	err;
-	cc_code		rc;
+	cc_error	err,
+				err1;
+	cc_code		rc,
+				rc1;
 	bool		ref_ok;
 
-	/* The core's verdict, header and shards, is the reference's. */
+	/* Any input seeds a state with fold records, through every form. */
+	{
+		cc_test_folded x;
+		cc_folded	v;
+
+		fuzz_seeded_folded(data, size, &x);
+		v = cc_test_folded_view(&x);
+		fuzz_folded_round_trip(&v);
+	}
+
+	/* The core's verdict, header, shards and records, is the reference's. */
 	ref_ok = ref_accepts(data, size);
 
 	fuzz_poison_error(&err);
-	rc = cc_decode_header(data, size, &n, &t, &err);
-	FUZZ_CHECK(cc_decode_header(data, size, &n2, &t2, NULL) == rc);
+	rc = cc_decode_header_folded(data, size, &n, &nf, &t, &err);
+	FUZZ_CHECK(cc_decode_header_folded(data, size, &n2, &nf2, &t2, NULL) == rc);
+
+	/* The reader of version 1 alone: the same verdict, version 2 refused. */
+	fuzz_poison_error(&err1);
+	rc1 = cc_decode_header(data, size, &n3, &t3, &err1);
+	if (size >= CC_WIRE_HEADER && data[0] == CC_WIRE_VERSION_FOLDED)
+		FUZZ_CHECK(rc1 == CC_ERR_BINARY);
+	else
+	{
+		FUZZ_CHECK(rc1 == rc);
+		FUZZ_CHECK(rc != CC_OK || (n3 == n && t3 == t && nf == 0));
+	}
+	if (rc1 != CC_OK)
+		fuzz_check_error(&err1, CC_ERR_BINARY);
+
 	if (rc != CC_OK)
 	{
 		FUZZ_CHECK(!ref_ok);
@@ -95,15 +178,18 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 
-	/* The count fits the length exactly: only now is it safe to allocate. */
-	FUZZ_CHECK(n2 == n && t2 == t);
-	FUZZ_CHECK(size == cc_wire_size(n));
-	FUZZ_CHECK(!t || n == 0);
+	/* The counts fit the length exactly: only now is it safe to allocate. */
+	FUZZ_CHECK(n2 == n && nf2 == nf && t2 == t);
+	FUZZ_CHECK(size == cc_wire_folded_size(n, nf));
+	FUZZ_CHECK(!t || (n == 0 && nf == 0));
+	FUZZ_CHECK(nf == 0 || data[0] == CC_WIRE_VERSION_FOLDED);
 
 	s = fuzz_alloc(n * CC_SHARD_SIZE);
 	fuzz_poison_error(&err);
 	rc = cc_decode_shards(data, n, s, &err);
-	FUZZ_CHECK(ref_ok == (rc == CC_OK));
+	/* with records, good shards are not yet the verdict */
+	FUZZ_CHECK(rc == CC_OK || !ref_ok);
+	FUZZ_CHECK(nf > 0 || ref_ok == (rc == CC_OK));
 	if (rc != CC_OK)
 	{
 		FUZZ_CHECK(rc == CC_ERR_BINARY);
@@ -120,6 +206,33 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	FUZZ_CHECK(fuzz_canonical(s, n));
 	FUZZ_CHECK(cc_check_canonical(s, n, CC_ERR_BINARY, NULL) == CC_OK);
+
+	/* Version 2: the records, checked against the shards as recv does. */
+	if (nf > 0)
+	{
+		unsigned char *f = fuzz_alloc(nf * CC_FOLD_SIZE);
+		cc_folded	st = {s, n, f, nf};
+
+		cc_decode_folds(data, n, nf, f);
+		fuzz_poison_error(&err);
+		rc = cc_fold_check(&st, CC_ERR_BINARY, &err);
+		FUZZ_CHECK(ref_ok == (rc == CC_OK));
+		if (rc != CC_OK)
+			fuzz_check_error(&err, CC_ERR_BINARY);
+		else
+		{
+			/* one spelling per state, then every form */
+			wire = fuzz_alloc(size);
+			cc_encode_folded(s, n, f, nf, wire);
+			FUZZ_CHECK(memcmp(wire, data, size) == 0);
+			free(wire);
+			fuzz_folded_round_trip(&st);
+		}
+		free(f);
+		free(s);
+		return 0;
+	}
+	FUZZ_CHECK(ref_ok);
 
 	/* One spelling per state: encoding it gives back the input exactly. */
 	wire = fuzz_alloc(cc_wire_size(n));

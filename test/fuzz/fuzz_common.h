@@ -24,6 +24,7 @@
 #include "cc_json.h"
 #include "cc_text.h"
 #include "cc_wire.h"
+#include "cc_test_folds.h"
 
 /*
  * Optional: a harness may point this at a function that prints the inputs of
@@ -234,6 +235,128 @@ fuzz_stored_round_trip(const unsigned char *s, size_t n, bool tombstone,
 
 	*len_out = len;
 	return packed;
+}
+
+/*
+ * A checked live state with fold records (cc_fold.h) through every form, in
+ * buffers of exactly the promised sizes: its text and its JSON parse back
+ * to the identical state and print again identically; its binary form is
+ * version 2 of the promised size and decodes to the identical state, which
+ * cc_fold_check() takes; its stored form prints the same text and sends
+ * the same bytes, with cc_fold_total() as its total (or the overflow flag).
+ */
+static inline void
+fuzz_folded_round_trip(const cc_folded *st)
+{
+	size_t		cap,
+				len,
+				len2;
+	char	   *text,
+			   *text2,
+			   *json;
+	unsigned char *room,
+			   *wire,
+			   *wire2,
+			   *data,
+			   *fout;
+	cc_folded	back;
+	cc_stored	so;
+	bool		t;
+	size_t		n,
+				nf;
+	int64_t		wraps,
+				low,
+				value;
+	cc_error	err;
+
+	FUZZ_CHECK(st->nf > 0);
+	FUZZ_CHECK(cc_fold_check(st, CC_ERR_SYNTAX, NULL) == CC_OK);
+
+	/* text */
+	cap = cc_format_folded_capacity(st->n, st->nf);
+	text = fuzz_alloc(cap);
+	len = cc_format_folded(&fuzz_ids, st, text);
+	FUZZ_CHECK(len + 1 <= cap && strlen(text) == len);
+	room = fuzz_alloc(cc_parse_capacity(text, len) * CC_SHARD_SIZE);
+	fuzz_poison_error(&err);
+	FUZZ_CHECK(cc_parse_folded(&fuzz_ids, text, len, room, &back, &t, &err) == CC_OK);
+	FUZZ_CHECK(!t && back.n == st->n && back.nf == st->nf);
+	FUZZ_CHECK(memcmp(back.shards, st->shards, st->n * CC_SHARD_SIZE) == 0);
+	FUZZ_CHECK(memcmp(back.folds, st->folds, st->nf * CC_FOLD_SIZE) == 0);
+	text2 = fuzz_alloc(cap);
+	len2 = cc_format_folded(&fuzz_ids, &back, text2);
+	FUZZ_CHECK(len2 == len && memcmp(text2, text, len + 1) == 0);
+	free(text2);
+	free(room);
+
+	/* JSON */
+	cap = cc_json_format_folded_capacity(st->n, st->nf);
+	json = fuzz_alloc(cap);
+	len2 = cc_json_format_folded(&fuzz_ids, st, json);
+	FUZZ_CHECK(len2 + 1 <= cap && strlen(json) == len2);
+	room = fuzz_alloc(cc_json_parse_capacity(json, len2) * CC_SHARD_SIZE);
+	fuzz_poison_error(&err);
+	FUZZ_CHECK(cc_json_parse_folded(&fuzz_ids, json, len2, room, &back, &t, &err) == CC_OK);
+	FUZZ_CHECK(!t && back.n == st->n && back.nf == st->nf);
+	FUZZ_CHECK(memcmp(back.shards, st->shards, st->n * CC_SHARD_SIZE) == 0);
+	FUZZ_CHECK(memcmp(back.folds, st->folds, st->nf * CC_FOLD_SIZE) == 0);
+	free(room);
+	free(json);
+
+	/* binary */
+	len2 = cc_wire_folded_size(st->n, st->nf);
+	wire = fuzz_alloc(len2);
+	cc_encode_folded(st->shards, st->n, st->folds, st->nf, wire);
+	FUZZ_CHECK(wire[0] == CC_WIRE_VERSION_FOLDED);
+	FUZZ_CHECK(cc_decode_header_folded(wire, len2, &n, &nf, &t, NULL) == CC_OK);
+	FUZZ_CHECK(n == st->n && nf == st->nf && !t);
+	FUZZ_CHECK(cc_decode_header(wire, len2, &n, &t, NULL) == CC_ERR_BINARY);
+	room = fuzz_alloc(st->n * CC_SHARD_SIZE);
+	fout = fuzz_alloc(st->nf * CC_FOLD_SIZE);
+	FUZZ_CHECK(cc_decode_shards(wire, st->n, room, NULL) == CC_OK);
+	cc_decode_folds(wire, st->n, st->nf, fout);
+	FUZZ_CHECK(memcmp(room, st->shards, st->n * CC_SHARD_SIZE) == 0);
+	FUZZ_CHECK(memcmp(fout, st->folds, st->nf * CC_FOLD_SIZE) == 0);
+	free(fout);
+	free(room);
+
+	/* stored */
+	data = fuzz_alloc(CC_STORED_FOLDED_SIZE(st->n, st->nf));
+	len2 = cc_stored_pack_folded(data, st);
+	FUZZ_CHECK(len2 == CC_STORED_FOLDED_SIZE(st->n, st->nf));
+	FUZZ_CHECK(cc_stored_open(data, len2, &so, NULL) == CC_OK);
+	FUZZ_CHECK(so.nf == st->nf && so.n == st->n && !so.tombstone && !so.narrow);
+	text2 = fuzz_alloc(cc_format_folded_capacity(so.n, so.nf));
+	FUZZ_CHECK(cc_format_stored(&fuzz_ids, &so, text2) == len);
+	FUZZ_CHECK(memcmp(text2, text, len + 1) == 0);
+	free(text2);
+	wire2 = fuzz_alloc(cc_wire_folded_size(so.n, so.nf));
+	cc_encode_stored(&so, wire2);
+	FUZZ_CHECK(memcmp(wire2, wire, cc_wire_folded_size(so.n, so.nf)) == 0);
+	free(wire2);
+	cc_fold_total(st, &wraps, &low);
+	if (wraps != 0)
+		FUZZ_CHECK(cc_stored_value(&so, &value, &err) == CC_ERR_OVERFLOW);
+	else
+		FUZZ_CHECK(cc_stored_value(&so, &value, &err) == CC_OK && value == low);
+	free(data);
+	free(wire);
+	free(text);
+}
+
+/*
+ * A state with fold records built from the input bytes: the generator of
+ * the unit tests (cc_test_folds.h, folds run by cc_fold_apply()) seeded by
+ * a hash of the input, so that inputs of any harness reach folded states.
+ */
+static inline void
+fuzz_seeded_folded(const uint8_t *data, size_t size, cc_test_folded *x)
+{
+	uint64_t	h = 0xcbf29ce484222325ULL;
+
+	for (size_t i = 0; i < size; i++)
+		h = (h ^ data[i]) * 0x100000001b3ULL;
+	cc_test_random_folded(&h, x);
 }
 
 #endif							/* FUZZ_COMMON_H */

@@ -19,6 +19,12 @@
  * canonical (sorted, duplicates dropped, clocks forced >= 1); that state's
  * JSON, in a buffer of exactly the promised capacity, must parse back to it.
  * This reaches every clock and value, which the text path rarely would.
+ *
+ * With fold records: the text goes to cc_json_parse_folded() as well,
+ * which must accept whatever cc_json_parse() accepts, as the same state
+ * without records; what only it accepts must be valid JSON with "folds"
+ * and a state that goes through every form (fuzz_folded_round_trip()).
+ * The input also seeds a random folded state that does the same.
  */
 #include <ctype.h>
 
@@ -286,7 +292,53 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	else
 		fuzz_check_error(&err, CC_ERR_SYNTAX);
+
+	/* 1b. the same text, fold records allowed */
+	{
+		unsigned char *fout = fuzz_alloc(cap * CC_SHARD_SIZE);
+		cc_folded	st;
+		bool		ft = false;
+		cc_code		frc;
+		cc_error	ferr;
+
+		fuzz_poison_error(&ferr);
+		frc = cc_json_parse_folded(&fuzz_ids, (const char *) data, size, fout, &st, &ft, &ferr);
+		FUZZ_CHECK(cc_json_parse_folded(&fuzz_ids, (const char *) data, size, fout, &st, &ft, NULL) == frc);
+		if (rc == CC_OK)
+		{
+			FUZZ_CHECK(frc == CC_OK && st.nf == 0 && st.n == n && ft == tombstone);
+			FUZZ_CHECK(memcmp(st.shards, out, n * CC_SHARD_SIZE) == 0);
+		}
+		if (frc != CC_OK)
+			fuzz_check_error(&ferr, CC_ERR_SYNTAX);
+		else
+		{
+			FUZZ_CHECK(valid_json(data, size));
+			FUZZ_CHECK(st.shards == fout && st.folds == fout + st.n * CC_SHARD_SIZE);
+			FUZZ_CHECK(st.n * CC_SHARD_SIZE + st.nf * CC_FOLD_SIZE <= cap * CC_SHARD_SIZE);
+			FUZZ_CHECK(fuzz_canonical(st.shards, st.n));
+			FUZZ_CHECK(!ft || (st.n == 0 && st.nf == 0));
+			if (rc != CC_OK)
+			{
+				/* only the records made the difference: "folds" is never empty */
+				FUZZ_CHECK(st.nf > 0);
+			}
+			if (st.nf > 0)
+				fuzz_folded_round_trip(&st);
+		}
+		free(fout);
+	}
 	free(out);
+
+	/* 1c. any input seeds a state with fold records, through every form */
+	{
+		cc_test_folded x;
+		cc_folded	v;
+
+		fuzz_seeded_folded(data, size, &x);
+		v = cc_test_folded_view(&x);
+		fuzz_folded_round_trip(&v);
+	}
 
 	/* 2. the input as raw shards */
 	{

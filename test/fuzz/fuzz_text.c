@@ -17,6 +17,15 @@
  * them all), so the verdict and the state are also compared with a
  * reference parser below: the grammar of cc_text.c written again, plainly
  * and slowly, with no code shared with the core.
+ *
+ * The same input goes to cc_parse_folded(), the parser with fold records:
+ * it must accept whatever cc_parse() accepts, as the same state without
+ * records, and otherwise agree with the reference parser taking records
+ * (" folded {RETIRED>TARGET:tclock:aclock:avalue:absorbed, ...}"); their
+ * agreement with the shards is cc_fold_check()'s (unit-tested in
+ * core_fold.c), which the reference calls after its own checks of the
+ * records' form.  An accepted value with records goes through every form
+ * (fuzz_folded_round_trip()).
  */
 #include "fuzz_common.h"
 
@@ -35,6 +44,9 @@ typedef struct ref_state
 	size_t		n;
 	size_t		cap;
 	bool		tombstone;
+	cc_fold    *folds;			/* with records only */
+	size_t		nf;
+	size_t		fcap;
 } ref_state;
 
 /* The white space of the grammar: C's isspace() in the C locale. */
@@ -153,20 +165,87 @@ ref_append(ref_state *st, const cc_shard *sh)
 	st->shards[st->n++] = *sh;
 }
 
+static void
+ref_append_fold(ref_state *st, const cc_fold *f)
+{
+	if (st->nf == st->fcap)
+	{
+		st->fcap = st->fcap ? 2 * st->fcap : 8;
+		st->folds = realloc(st->folds, st->fcap * sizeof(cc_fold));
+		if (st->folds == NULL)
+			abort();
+	}
+	st->folds[st->nf++] = *f;
+}
+
+/* White space, then the keyword kw (lower case) in any letter case. */
+static bool
+ref_keyword(ref_in *in, const char *kw)
+{
+	size_t		k = strlen(kw);
+
+	ref_ws(in);
+	if (in->len - in->pos < k)
+		return false;
+	for (size_t i = 0; i < k; i++)
+	{
+		char		c = in->s[in->pos + i];
+
+		if (c >= 'A' && c <= 'Z')
+			c = (char) (c - 'A' + 'a');
+		if (c != kw[i])
+			return false;
+	}
+	in->pos += k;
+	return true;
+}
+
+/*
+ * The records after "folded":
+ *	  folds  := "{" ws fold { ws "," ws fold } ws "}"
+ *	  fold   := uuid ws ">" ws uuid (ws ":" ws number) x 4
+ */
+static bool
+ref_folds(ref_in *in, ref_state *st)
+{
+	if (!ref_char(in, '{'))
+		return false;
+	for (;;)
+	{
+		cc_fold		f;
+
+		if (!ref_uuid(in, f.retired) || !ref_char(in, '>') ||
+			!ref_uuid(in, f.target) ||
+			!ref_char(in, ':') || !ref_number(in, &f.tclock) ||
+			!ref_char(in, ':') || !ref_number(in, &f.aclock) ||
+			!ref_char(in, ':') || !ref_number(in, &f.avalue) ||
+			!ref_char(in, ':') || !ref_number(in, &f.absorbed))
+			return false;
+		ref_append_fold(st, &f);
+		if (ref_char(in, ','))
+			continue;
+		return ref_char(in, '}');
+	}
+}
+
 /*
  *	  value  := ws ( "tombstone" | "{" ws [ shard { ws "," ws shard } ] ws "}" ) ws
  *	  shard  := uuid ws ":" ws number ws ":" ws number
  *
  * plus: the keyword in any case, clocks >= 1, no id twice; the state is the
- * shards sorted by id as unsigned bytes.
+ * shards sorted by id as unsigned bytes.  With folds, a live value may end
+ * with ws "folded" ws folds: records sorted by (retired, target) as
+ * unsigned bytes, none twice, retired != target, clocks >= 1, and then
+ * cc_fold_check() for their agreement with the shards.
  */
 static bool
-ref_parse(const char *str, size_t len, ref_state *st)
+ref_parse(const char *str, size_t len, bool folds, ref_state *st)
 {
 	static const char kw[] = "tombstone";
 	ref_in		in = {str, len, 0};
 
 	st->n = 0;
+	st->nf = 0;
 	st->tombstone = false;
 	ref_ws(&in);
 	if (len - in.pos >= 9)
@@ -213,6 +292,17 @@ ref_parse(const char *str, size_t len, ref_state *st)
 			}
 		}
 	}
+	if (folds && !st->tombstone)
+	{
+		ref_in		at = in;
+
+		if (ref_keyword(&at, "folded"))
+		{
+			in = at;
+			if (!ref_folds(&in, st))
+				return false;
+		}
+	}
 	ref_ws(&in);
 	if (in.pos != len)
 		return false;
@@ -230,7 +320,42 @@ ref_parse(const char *str, size_t len, ref_state *st)
 	for (size_t i = 1; i < st->n; i++)
 		if (memcmp(st->shards[i - 1].id, st->shards[i].id, CC_ID_LEN) == 0)
 			return false;
-	return true;
+	if (st->nf == 0)
+		return true;
+
+	/* the records: sorted by (retired, target), each pair once */
+	for (size_t i = 1; i < st->nf; i++)
+		for (size_t j = i; j > 0 &&
+			 memcmp(st->folds[j - 1].retired, st->folds[j].retired, 2 * CC_ID_LEN) > 0; j--)
+		{
+			cc_fold		t = st->folds[j];
+
+			st->folds[j] = st->folds[j - 1];
+			st->folds[j - 1] = t;
+		}
+	for (size_t i = 0; i < st->nf; i++)
+	{
+		if (memcmp(st->folds[i].retired, st->folds[i].target, CC_ID_LEN) == 0 ||
+			st->folds[i].tclock < 1 || st->folds[i].aclock < 1)
+			return false;
+		if (i > 0 && memcmp(st->folds[i - 1].retired, st->folds[i].retired, 2 * CC_ID_LEN) == 0)
+			return false;
+	}
+	{
+		unsigned char *sh = fuzz_alloc(st->n * CC_SHARD_SIZE),
+				   *fo = fuzz_alloc(st->nf * CC_FOLD_SIZE);
+		cc_folded	v = {sh, st->n, fo, st->nf};
+		bool		ok;
+
+		for (size_t i = 0; i < st->n; i++)
+			cc_store(sh, i, &st->shards[i]);
+		for (size_t i = 0; i < st->nf; i++)
+			cc_fold_store(fo, i, &st->folds[i]);
+		ok = cc_fold_check(&v, CC_ERR_SYNTAX, NULL) == CC_OK;
+		free(sh);
+		free(fo);
+		return ok;
+	}
 }
 
 /* ------------------------------------------------------------- checks */
@@ -262,6 +387,63 @@ parse_ok(const char *str, size_t len, unsigned char **out, size_t *n,
 	FUZZ_CHECK(*n <= cap);
 }
 
+/*
+ * cc_parse_folded() on the input: cc_parse()'s verdict (rc_plain) and state
+ * when that accepted, the reference's verdict and state otherwise.
+ */
+static void
+check_folded(const char *str, size_t size, cc_code rc_plain,
+			 const unsigned char *s1, size_t n1, bool t1)
+{
+	size_t		cap = cc_parse_capacity(str, size);
+	unsigned char *room = fuzz_alloc(cap * CC_SHARD_SIZE),
+			   *room2 = fuzz_alloc(cap * CC_SHARD_SIZE);
+	cc_folded	st,
+				st2;
+	bool		t = false,
+				t2 = false;
+	cc_error	err;
+	cc_code		rc;
+	ref_state	ref = {NULL, 0, 0, false, NULL, 0, 0};
+	bool		ref_ok;
+
+	fuzz_poison_error(&err);
+	rc = cc_parse_folded(&fuzz_ids, str, size, room, &st, &t, &err);
+	FUZZ_CHECK(cc_parse_folded(&fuzz_ids, str, size, room2, &st2, &t2, NULL) == rc);
+	free(room2);
+	ref_ok = ref_parse(str, size, true, &ref);
+	FUZZ_CHECK(ref_ok == (rc == CC_OK));
+	if (rc_plain == CC_OK)
+	{
+		FUZZ_CHECK(rc == CC_OK && st.nf == 0 && st.n == n1 && t == t1);
+		FUZZ_CHECK(memcmp(st.shards, s1, n1 * CC_SHARD_SIZE) == 0);
+	}
+	if (rc != CC_OK)
+	{
+		FUZZ_CHECK(rc == CC_ERR_SYNTAX);
+		fuzz_check_error(&err, CC_ERR_SYNTAX);
+	}
+	else
+	{
+		FUZZ_CHECK(st.shards == room && st.folds == room + st.n * CC_SHARD_SIZE);
+		FUZZ_CHECK(st.n * CC_SHARD_SIZE + st.nf * CC_FOLD_SIZE <= cap * CC_SHARD_SIZE);
+		FUZZ_CHECK(ref.n == st.n && ref.nf == st.nf && ref.tombstone == t);
+		FUZZ_CHECK(!t || (st.n == 0 && st.nf == 0));
+		for (size_t i = 0; i < st.n; i++)
+			FUZZ_CHECK(memcmp(st.shards + i * CC_SHARD_SIZE, &ref.shards[i],
+							  CC_SHARD_SIZE) == 0);
+		for (size_t i = 0; i < st.nf; i++)
+			FUZZ_CHECK(memcmp(st.folds + i * CC_FOLD_SIZE, &ref.folds[i],
+							  CC_FOLD_SIZE) == 0);
+		FUZZ_CHECK(fuzz_canonical(st.shards, st.n));
+		if (st.nf > 0)
+			fuzz_folded_round_trip(&st);
+	}
+	free(ref.shards);
+	free(ref.folds);
+	free(room);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -288,7 +470,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cc_code		rc,
 				rc_noerr;
 	cc_error	err;
-	ref_state	ref = {NULL, 0, 0, false};
+	ref_state	ref = {NULL, 0, 0, false, NULL, 0, 0};
 	bool		ref_ok;
 
 	/* Exactly the room the capacity helper promises, as counter_crdt_in. */
@@ -303,7 +485,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(s2);
 
 	/* The same verdict and the same state as the reference parser. */
-	ref_ok = ref_parse(str, size, &ref);
+	ref_ok = ref_parse(str, size, false, &ref);
 	FUZZ_CHECK(ref_ok == (rc == CC_OK));
 	if (ref_ok)
 	{
@@ -313,6 +495,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 							  CC_SHARD_SIZE) == 0);
 	}
 	free(ref.shards);
+	free(ref.folds);
+
+	check_folded(str, size, rc, s1, n1, t1);
 
 	if (rc != CC_OK)
 	{

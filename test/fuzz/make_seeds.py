@@ -2,9 +2,10 @@
 #
 # make_seeds.py
 #	  Writes the committed seed corpora of the fuzz harnesses,
-#	  test/fuzz/corpus/{fuzz_text,fuzz_binary,fuzz_algebra,fuzz_stored}/, so that the
-#	  binary seeds can be read (here) and rebuilt rather than trusted as
-#	  opaque files.  Run from anywhere: python3 test/fuzz/make_seeds.py
+#	  test/fuzz/corpus/{fuzz_text,fuzz_binary,fuzz_algebra,fuzz_stored}/, and
+#	  the seeds with fold records of fuzz_json (its others were written by
+#	  hand), so that the binary seeds can be read (here) and rebuilt rather
+#	  than trusted as opaque files.  Run from anywhere: python3 test/fuzz/make_seeds.py
 #
 # Each seed is one meaningful case, valid or deliberately invalid; libFuzzer
 # mutates from there.
@@ -65,6 +66,77 @@ def text_seeds():
     write(t, "bad_truncated_keyword", "tombston")
 
 
+# --- fold records (src/core/cc_fold.h): RETIRED>TARGET and four numbers ---
+#
+# FOLD_EX: LOW_EDGE's shard holds all of HIGH_EDGE's count (100), folded
+# when HIGH_EDGE's shard was at clock 5.
+
+FOLD_EX_SHARDS = [(LOW_EDGE, 4, 110)]
+FOLD_EX = [(HIGH_EDGE, LOW_EDGE, 4, 5, 100, 100)]
+FOLD_TWO_SHARDS = [(LOW_EDGE, 5, 300)]
+FOLD_TWO = [(HIGH_EDGE, LOW_EDGE, 4, 5, 100, 100), (ALL_ONES, LOW_EDGE, 5, 2, 200, 200)]
+
+
+def text_value(shards, folds):
+    out = "{" + ", ".join("%s:%d:%d" % sh for sh in shards) + "}"
+    if folds:
+        out += " folded {" + ", ".join("%s>%s:%d:%d:%d:%d" % f for f in folds) + "}"
+    return out
+
+
+def text_fold_seeds():
+    t = "fuzz_text"
+    write(t, "fold_example", text_value(FOLD_EX_SHARDS, FOLD_EX))
+    write(t, "fold_two_unsorted", text_value(FOLD_TWO_SHARDS, FOLD_TWO[::-1]))
+    write(t, "fold_loose",
+          " { 7FFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF : 4 : 110 }FoLdEd{ "
+          "80000000-0000-0000-0000-000000000000 > 7fffffff-ffff-ffff-ffff-ffffffffffff"
+          " : +4 : 05 : 100 : 100 } ")
+    # a target that is retired itself; a retired writer that wrote again
+    write(t, "fold_chain", text_value([(LOW_EDGE, 2, 7)],
+                                      [(HIGH_EDGE, ONE, 4, 1, 5, 5), (ONE, LOW_EDGE, 2, 3, 7, 7)]))
+    write(t, "fold_late_shard", text_value([(LOW_EDGE, 4, 110), (HIGH_EDGE, 6, 103)], FOLD_EX))
+    write(t, "fold_edges", text_value([(LOW_EDGE, MAX, MIN)], [(HIGH_EDGE, LOW_EDGE, MAX, 1, MIN, MAX)]))
+    # rejected
+    write(t, "bad_fold_empty", text_value(FOLD_EX_SHARDS, []) + " folded {}")
+    write(t, "bad_fold_tombstone", "tombstone folded {%s>%s:4:5:100:100}" % (HIGH_EDGE, LOW_EDGE))
+    write(t, "bad_fold_repeated", text_value(FOLD_EX_SHARDS, FOLD_EX + FOLD_EX))
+    write(t, "bad_fold_self", text_value(FOLD_EX_SHARDS, [(LOW_EDGE, LOW_EDGE, 4, 5, 100, 100)]))
+    write(t, "bad_fold_no_target_shard", text_value(FOLD_EX_SHARDS, [(HIGH_EDGE, ALL_ONES, 4, 5, 100, 100)]))
+    write(t, "bad_fold_tclock_newer", text_value(FOLD_EX_SHARDS, [(HIGH_EDGE, LOW_EDGE, 5, 5, 100, 100)]))
+    write(t, "bad_fold_seen_shard", text_value([(LOW_EDGE, 4, 110), (HIGH_EDGE, 5, 100)], FOLD_EX))
+    write(t, "bad_fold_aclock_zero", text_value(FOLD_EX_SHARDS, [(HIGH_EDGE, LOW_EDGE, 4, 0, 100, 100)]))
+
+
+def json_value(shards, folds):
+    out = []
+    if folds:
+        out.append('"folds": [' + ", ".join(
+            '{"aclock": %d, "avalue": %d, "target": "%s", "tclock": %d, "retired": "%s", "absorbed": %d}'
+            % (ac, av, t, tc, r, ab) for r, t, tc, ac, av, ab in folds) + "]")
+    out.append('"shards": [' + ", ".join(
+        '{"id": "%s", "clock": %d, "value": %d}' % sh for sh in shards) + "]")
+    return "{" + ", ".join(out) + "}"
+
+
+def json_fold_seeds():
+    j = "fuzz_json"
+    write(j, "fold_example", json_value(FOLD_EX_SHARDS, FOLD_EX))
+    write(j, "fold_two", json_value(FOLD_TWO_SHARDS, FOLD_TWO))
+    write(j, "fold_reader_order",
+          '{"shards": [{"id": "%s", "clock": 4, "value": 110}], "folds": [{"retired": "%s", '
+          '"target": "%s", "tclock": 4, "aclock": 5, "avalue": 100, "absorbed": 100}]}'
+          % (LOW_EDGE, HIGH_EDGE.upper(), LOW_EDGE))
+    # rejected
+    write(j, "bad_fold_empty", '{"folds": [], "shards": [{"id": "%s", "clock": 4, "value": 110}]}' % LOW_EDGE)
+    write(j, "bad_fold_tombstone", '{"tombstone": true, "folds": %s}'
+          % json_value([], FOLD_EX)[len('{"folds": '):json_value([], FOLD_EX).index(', "shards"')])
+    write(j, "bad_fold_missing_key",
+          '{"folds": [{"aclock": 5, "avalue": 100, "target": "%s", "tclock": 4, "retired": "%s"}], '
+          '"shards": [{"id": "%s", "clock": 4, "value": 110}]}' % (LOW_EDGE, HIGH_EDGE, LOW_EDGE))
+    write(j, "bad_fold_repeated", json_value(FOLD_EX_SHARDS, FOLD_EX + FOLD_EX))
+
+
 # --- binary: counter_crdt_recv and the aggregate's deserialize -------------
 
 def wire(shards, tombstone=False, version=1, flags=None, count=None):
@@ -76,6 +148,29 @@ def wire(shards, tombstone=False, version=1, flags=None, count=None):
     for u, clock, value in shards:
         out += uuid_bytes(u) + struct.pack(">qq", clock, value)
     return out
+
+
+def wire_folded(shards, folds, version=2, flags=0, count=None, fcount=None):
+    out = wire(shards, version=version, flags=flags, count=count)
+    out += struct.pack(">I", len(folds) if fcount is None else fcount)
+    for r, t, tc, ac, av, ab in folds:
+        out += uuid_bytes(r) + uuid_bytes(t) + struct.pack(">qqqq", tc, ac, av, ab)
+    return out
+
+
+def binary_fold_seeds():
+    b = "fuzz_binary"
+    write(b, "fold_example", wire_folded(FOLD_EX_SHARDS, FOLD_EX))
+    write(b, "fold_two", wire_folded(FOLD_TWO_SHARDS, FOLD_TWO))
+    write(b, "fold_late_shard", wire_folded([(LOW_EDGE, 4, 110), (HIGH_EDGE, 6, 103)], FOLD_EX))
+    # rejected
+    write(b, "bad_fold_count_zero", wire_folded(FOLD_EX_SHARDS, []))
+    write(b, "bad_fold_count_huge", wire_folded(FOLD_EX_SHARDS, FOLD_EX, fcount=0xffffffff))
+    write(b, "bad_fold_tombstone", wire_folded([], FOLD_EX, flags=1))
+    write(b, "bad_fold_order", wire_folded(FOLD_TWO_SHARDS, FOLD_TWO[::-1]))
+    write(b, "bad_fold_tclock_newer", wire_folded(FOLD_EX_SHARDS, [(HIGH_EDGE, LOW_EDGE, 5, 5, 100, 100)]))
+    write(b, "bad_fold_partial", wire_folded(FOLD_EX_SHARDS, FOLD_EX)[:-1])
+    write(b, "bad_fold_version_3", wire_folded(FOLD_EX_SHARDS, FOLD_EX, version=3))
 
 
 def binary_seeds():
@@ -270,6 +365,9 @@ def algebra_seeds():
 
 if __name__ == "__main__":
     text_seeds()
+    text_fold_seeds()
+    json_fold_seeds()
     binary_seeds()
+    binary_fold_seeds()
     algebra_seeds()
     stored_seeds()
