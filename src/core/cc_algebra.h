@@ -70,7 +70,8 @@ cc_code		cc_increment(const unsigned char *s, size_t n, const uint8_t *writer,
  * value is written into out (room for CC_STORED_BUILD_SIZE(s->n + 1) bytes)
  * and its length into *len, the same bytes that widening, cc_increment() and
  * cc_stored_pack() give, without the widened copy; a tombstone gives a
- * tombstone.  The same errors, with nothing guaranteed in out.
+ * tombstone.  The same errors, with nothing guaranteed in out.  s has no
+ * fold records: values with records are incremented by cc_fold.h.
  */
 cc_code		cc_increment_stored(const cc_stored *s, const uint8_t *writer,
 								int64_t delta, bool subtract,

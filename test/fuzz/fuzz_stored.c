@@ -16,6 +16,8 @@
  * the kept total (version 2) or the exact walk (version 1); their first 12
  * bytes alone give the same flag and total (version 2).  The prefix reader
  * is run on every input too, against the verdict of the first 12 bytes.
+ * Fold records (flag 0x08) are located and counted, not read: the glue
+ * reads them through cc_fold.h, whose checks the fuzzers of the forms run.
  *
  * When the widened shards are canonical and, in version 2, the kept total is
  * their exact sum (or 0 with the OVERFLOW flag when that leaves int64), the
@@ -39,6 +41,7 @@ typedef struct ref_stored
 	bool		narrow;
 	bool		overflow;
 	int64_t		total;
+	size_t		nf;				/* fold records (flag 0x08), after 8 bytes */
 } ref_stored;
 
 /* header_only: the first 12 bytes of a version 2 value, as a prefix reader sees them */
@@ -60,8 +63,8 @@ ref_open(const uint8_t *d, size_t len, bool header_only)
 	}
 	else if (d[0] == 2)
 	{
-		/* version 2: flags 0x01, 0x02, 0x04, the total, then the records */
-		if (len < 12 || (d[1] & 0xf8) != 0)
+		/* version 2: flags 0x01, 0x02, 0x04, 0x08, the total, then the records */
+		if (len < 12 || (d[1] & 0xf0) != 0)
 			return r;
 		r.head = 12;
 		r.narrow = (d[1] & 0x04) != 0;
@@ -71,6 +74,26 @@ ref_open(const uint8_t *d, size_t len, bool header_only)
 		/* out of range: total 0, and never with narrow shards */
 		if (r.overflow && (r.total != 0 || r.narrow))
 			return r;
+		/* fold records: never narrow; a count >= 1, 4 zero bytes, records */
+		if (d[1] & 0x08)
+		{
+			uint32_t	nf,
+						pad;
+
+			if (r.narrow)
+				return r;
+			if (!header_only)
+			{
+				if (len < 20)
+					return r;
+				memcpy(&nf, d + 12, 4);
+				memcpy(&pad, d + 16, 4);
+				if (nf == 0 || pad != 0 || (uint64_t) nf * 64 > len - 20)
+					return r;
+				r.nf = nf;
+				r.head = 20 + (size_t) nf * 64;
+			}
+		}
 	}
 	else
 		return r;
@@ -257,6 +280,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(st.total == ref.total);
 	FUZZ_CHECK(st.shards == data + ref.head);
 	FUZZ_CHECK(size == ref.head + ref.n * ref.size);
+	FUZZ_CHECK(st.nf == ref.nf && (st.nf == 0 ? st.folds == NULL : st.folds == data + 20));
 
 	/* widened into exactly n records: the records as they lie */
 	wide = fuzz_alloc(st.n * CC_SHARD_SIZE);
@@ -307,6 +331,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	 */
 	consistent = fuzz_canonical(wide, st.n);
 	FUZZ_CHECK(consistent == (cc_check_canonical(wide, st.n, CC_ERR_BINARY, NULL) == CC_OK));
+	/* values with fold records are packed and incremented by cc_fold.h */
+	if (st.nf > 0)
+		consistent = false;
 	if (st.total_kept)
 		consistent = consistent && st.overflow == !in_range &&
 			st.total == (in_range ? (int64_t) exact : 0);

@@ -256,7 +256,19 @@ def stored_seeds():
     write(s, "bad_version_3", bytes([3]) + stored_v2([])[1:])
     write(s, "bad_reserved", stored_v2(spec, reserved=b"\0\1"))
     write(s, "bad_v1_flag", stored_v1([], flags=2))
-    write(s, "bad_v2_flag", stored_v2([], flags=8))
+    write(s, "bad_v2_flag", stored_v2([], flags=16))
+    # fold records (flag 0x08): count, 4 zero bytes, 64-byte records, wide shards
+    rec = (uuid_bytes(SPEC2) + uuid_bytes(SPEC1) +
+           struct.pack("<qqqq", 4, 1, -5, -5))
+    folded = (bytes([2, 8, 0, 0]) + struct.pack("<q", 42) +
+              struct.pack("<II", 1, 0) + rec +
+              uuid_bytes(SPEC1) + struct.pack("<qq", 4, 37))
+    write(s, "v2_folded", folded)
+    write(s, "bad_folded_count_zero", folded[:12] + struct.pack("<II", 0, 0) + folded[20:])
+    write(s, "bad_folded_count_big", folded[:12] + struct.pack("<II", 2, 0) + folded[20:])
+    write(s, "bad_folded_pad", folded[:12] + struct.pack("<II", 1, 1) + folded[20:])
+    write(s, "bad_folded_narrow", bytes([2, 12]) + folded[2:])
+    write(s, "bad_folded_short", folded[:16])
     write(s, "bad_narrow_partial", stored_v2(spec)[:-1])
     write(s, "bad_wide_partial", stored_v2(spec, narrow=False)[:-8])
     write(s, "bad_tombstone_shard", stored_v2([(SPEC1, 1, 1)], flags=1, narrow=False))
