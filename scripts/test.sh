@@ -540,7 +540,7 @@ fi
 # --- summary -------------------------------------------------------------
 step "summary"
 if [ -z "$IN_CHROOT" ]; then
-	REPORT=("here (Debian $(cat /etc/debian_version 2>/dev/null || echo '?')$( [ "$PG_HERE" -eq 1 ] && echo ", PostgreSQL $PG_MAJOR")):" "${REPORT[@]}")
+	REPORT=("here (Debian $(cat /etc/debian_version 2>/dev/null || echo '?')$( [ "$PG_HERE" -eq 0 ] || echo ", PostgreSQL $PG_MAJOR")):" "${REPORT[@]}")
 fi
 for r in "${REPORT[@]}"; do
 	echo "$r"
