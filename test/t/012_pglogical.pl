@@ -22,7 +22,7 @@ use PostgreSQL::Test::Utils;
 BEGIN { $PostgreSQL::Test::Utils::use_unix_sockets = 0; }
 use PostgreSQL::Test::Cluster;
 use Test::More;
-use Time::HiRes qw(usleep);
+use Time::HiRes qw(time usleep);
 use FindBin;
 use lib $FindBin::RealBin;
 use CounterCrdtSQL;
@@ -75,13 +75,26 @@ sub pgl_node
 
 # Waits until pglogical's status shows, on $node, the subscriptions @$subs
 # (and no others), each replicating, and every table synchronized.
+#
+# How long that can take after a provider went away is pglogical's: its
+# manager starts a failed apply worker again on one of its passes, 5 s after
+# a failure it was woken for, but when it misses the wake-up it waits for its
+# timer, which grows to 180 s (MAX_SLEEP, pglogical_manager.c).  It misses
+# it when the worker fails within about a second of its start: the manager,
+# still in wait_for_worker_startup() (pglogical_worker.c, which polls each
+# second for the worker to attach), consumes the wake-up of the worker's
+# exit and goes back to its timer.  The immediate restart of b below can do
+# that to c's worker for b, which pglogical started again only shortly
+# before, after the fast restart.  So the wait allows for the manager's
+# longest sleep, and for the default timeout after it.
 sub wait_replicating
 {
 	my ($node, $subs) = @_;
 	my $want = join("\n", map { "$_|replicating" } sort @$subs);
 	my $check = recipe('pglogical/check');
 	my $got = '';
-	for (1 .. 600)
+	my $deadline = time() + 180 + $PostgreSQL::Test::Utils::timeout_default;
+	while (time() < $deadline)
 	{
 		$got = $node->safe_psql('app', $check);
 		return 1
