@@ -309,6 +309,11 @@ if [ "${#tap_files[@]}" -gt 0 ] && [ "$SETUP_OK" -eq 1 ] && [ "$PG_HERE" -eq 1 ]
 	PASSED=$((PASSED + tp))
 	FAILED=$((FAILED + tf))
 	note "TAP:         $tp passed, $tf failed${OLD_INSTALL:+ (with test/mixed/: PostgreSQL $(basename "$OLD_INSTALL") beside $PG_MAJOR)}${failed_scripts[*]:+ [failed: ${failed_scripts[*]}]}"
+	# the names of the first failed checks, so that the summary (all a CI
+	# log's tail may keep) says what failed, not only where
+	while IFS= read -r name; do
+		note "  failed check: $name"
+	done < <(sed -nE "s/^#[[:space:]]+Failed test '(.*)'\$/\1/p; s/^#[[:space:]]+Failed test '(.*)/\1.../p" "$WORK/tap.log" | head -n 8)
 fi
 
 # --- 5. PGXN metadata (META.json) -----------------------------------------
