@@ -101,11 +101,60 @@ $$;
 COMMENT ON FUNCTION @extschema@.counter_crdt_columns(regclass) IS
 'the counter_crdt columns of every table (NULL) or of one table';
 
+-- This server's list of retired writers (src/retired.c): an increment under
+-- a listed id is refused, and the merge trigger drops from every replicated
+-- value the shards and records of the listed ids whose folds were forgotten
+-- here (forgotten_at set).  counter_crdt_fold_writers() and
+-- counter_crdt_forget_writers() add the ids they retire; the extension's
+-- owner may add and remove rows.  Local to each server like the conflicts
+-- table: rows that replication applies are dropped.  pg_dump keeps its rows.
+CREATE TABLE @extschema@.counter_crdt_retired_writers (
+	writer uuid PRIMARY KEY,
+	retired_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
+	forgotten_at timestamptz
+);
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.counter_crdt_retired_writers', '');
+REVOKE ALL ON @extschema@.counter_crdt_retired_writers FROM PUBLIC;
+GRANT SELECT ON @extschema@.counter_crdt_retired_writers TO PUBLIC;
+
+DO $$
+BEGIN
+	EXECUTE pg_catalog.format('GRANT SELECT, INSERT, UPDATE, DELETE, TRUNCATE ON TABLE %s TO %s',
+		'@extschema@.counter_crdt_retired_writers'::pg_catalog.regclass,
+		(SELECT e.extowner::pg_catalog.regrole FROM pg_catalog.pg_extension e
+		  WHERE e.extname = 'counter_crdt'));
+END
+$$;
+
+COMMENT ON TABLE @extschema@.counter_crdt_retired_writers IS
+'writer ids retired on this server: increments under them are refused, and replicated values lose those whose folds were forgotten here (forgotten_at)';
+
+-- Every backend reads the list again after a change (a relcache
+-- invalidation of the table).
+CREATE FUNCTION @extschema@.counter_crdt_retired_writers_changed()
+RETURNS trigger
+AS 'MODULE_PATHNAME', 'counter_crdt_retired_writers_changed'
+LANGUAGE C;
+
+COMMENT ON FUNCTION @extschema@.counter_crdt_retired_writers_changed() IS
+'trigger of counter_crdt_retired_writers: every session reads the list again';
+
+CREATE TRIGGER counter_crdt_retired_writers_changed
+  AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON @extschema@.counter_crdt_retired_writers
+  FOR EACH STATEMENT EXECUTE FUNCTION @extschema@.counter_crdt_retired_writers_changed();
+CREATE TRIGGER counter_crdt_local_rows_only
+  BEFORE INSERT OR UPDATE OR DELETE ON @extschema@.counter_crdt_retired_writers
+  FOR EACH ROW EXECUTE FUNCTION @extschema@.counter_crdt_local_rows_only();
+ALTER TABLE @extschema@.counter_crdt_retired_writers
+  ENABLE REPLICA TRIGGER counter_crdt_local_rows_only;
+
 -- counter_crdt_fold_many() or counter_crdt_forget_many() (action 'fold' or
 -- 'forget') on every counter of one table or of all tables, as the calling
 -- role (which needs UPDATE on them): one rewrite of a row for all the
 -- retired writers.  Only rows that change are updated (NULL counters are
--- left as they are); run again, it updates none.
+-- left as they are); run again, it updates none.  Then the retired writers
+-- go on this server's list (forgotten ones marked so), or a warning says
+-- that the calling role may not write it.
 CREATE FUNCTION @extschema@.counter_crdt_rewrite_counters(action text, retired uuid[], only_table regclass)
 RETURNS TABLE (table_name regclass, column_name name, counters bigint)
 LANGUAGE plpgsql
@@ -140,6 +189,17 @@ BEGIN
 		GET DIAGNOSTICS counters = ROW_COUNT;
 		RETURN NEXT;
 	END LOOP;
+	IF pg_catalog.has_table_privilege('@extschema@.counter_crdt_retired_writers', 'INSERT, UPDATE') THEN
+		INSERT INTO @extschema@.counter_crdt_retired_writers AS r (writer, forgotten_at)
+		SELECT DISTINCT u, CASE WHEN action = 'forget' THEN pg_catalog.now() END
+		  FROM pg_catalog.unnest(retired) u
+		ON CONFLICT (writer) DO UPDATE
+		  SET forgotten_at = coalesce(r.forgotten_at, EXCLUDED.forgotten_at)
+		  WHERE r.forgotten_at IS NULL AND EXCLUDED.forgotten_at IS NOT NULL;
+	ELSE
+		RAISE WARNING 'counter_crdt_retired_writers of this server is left as it was: role % may not write it', current_user
+			USING HINT = 'The extension''s owner adds the retired writers to it, as doc/retiring-writers.md shows.';
+	END IF;
 END
 $$;
 

@@ -210,3 +210,78 @@ RESET counter_crdt.node_id;
 SELECT count(*) AS timelines, max(timeline) AS current,
        bool_and(writer = counter_crdt_node_id()) AS is_the_default_id
   FROM counter_crdt_node_id_history();
+
+-- This server's list of retired writers: the folds and forgets above put
+-- A and C on it, both forgotten (B, this server's own id, was refused)
+SET counter_crdt.node_id = :'B';
+\set D 'dddddddd-0000-0000-0000-000000000000'
+\set E 'eeeeeeee-0000-0000-0000-000000000000'
+SELECT writer, retired_at <= now() AS retired, forgotten_at IS NOT NULL AS forgotten
+  FROM counter_crdt_retired_writers ORDER BY writer;
+-- increments under a listed id are refused: this server's id, a given one,
+-- an exactly-once one, also on a NULL counter and on a tombstone
+SET counter_crdt.node_id = :'A';
+SELECT '{}'::counter_crdt + 1;
+\set VERBOSITY sqlstate
+SELECT 'tombstone'::counter_crdt - 1;
+SET counter_crdt.node_id = :'B';
+SELECT counter_crdt_increment('{}', 1, :'C');
+SELECT counter_crdt_increment(NULL, 1, :'C', 1);
+SELECT counter_crdt_increment(format('{%s:1:1}', :'C')::counter_crdt, 1, :'C', 2);
+\set VERBOSITY default
+SELECT ('{}'::counter_crdt + 1)::bigint AS live_id_counts,
+       counter_crdt_increment('{}', 2, :'D', 1)::bigint AS unlisted_id_counts;
+-- a row added by hand counts from the next statement, and so does its removal
+INSERT INTO counter_crdt_retired_writers (writer) VALUES (:'D');
+\set VERBOSITY sqlstate
+SELECT counter_crdt_increment('{}', 1, :'D', 1);
+\set VERBOSITY default
+DELETE FROM counter_crdt_retired_writers WHERE writer = :'D';
+SELECT counter_crdt_increment('{}', 1, :'D', 1)::bigint AS removed_id_counts;
+-- a row added in a transaction that rolls back goes with it
+BEGIN;
+INSERT INTO counter_crdt_retired_writers (writer) VALUES (:'D');
+\set VERBOSITY sqlstate
+SELECT counter_crdt_increment('{}', 1, :'D', 1);
+\set VERBOSITY default
+ROLLBACK;
+SELECT counter_crdt_increment('{}', 1, :'D', 1)::bigint AS rolled_back_id_counts;
+
+-- In replication apply, a late copy loses what it holds of the writers whose
+-- folds were forgotten here (A, C), with a warning; an id only retired (D,
+-- whose fold may still be going on) is kept.
+\set F '11111111-0000-0000-0000-000000000000'
+INSERT INTO counter_crdt_retired_writers (writer) VALUES (:'D');
+CREATE TABLE fold_apply (k int GENERATED ALWAYS AS IDENTITY PRIMARY KEY, c counter_crdt);
+SELECT counter_crdt_enable_replica_merge('fold_apply');
+INSERT INTO fold_apply (c) SELECT format('{%s:4:40}', :'F')::counter_crdt FROM generate_series(1, 2);
+SET session_replication_role = replica;
+UPDATE fold_apply SET c = format('{%s:5:100, %s:3:30}', :'A', :'F')::counter_crdt WHERE k = 1;
+UPDATE fold_apply SET c = format('{%s:7:70, %s:3:30}', :'D', :'F')::counter_crdt WHERE k = 2;
+INSERT INTO fold_apply (k, c) OVERRIDING SYSTEM VALUE
+  VALUES (3, format('{%s:2:9, %s:1:1}', :'C', :'F')::counter_crdt),
+         (1, format('{%s:6:120, %s:5:50}', :'A', :'F')::counter_crdt);
+RESET session_replication_role;
+SELECT k, c, c::bigint AS total FROM fold_apply ORDER BY k;
+
+-- A table owner who may not write the list: the fold runs, the list stays,
+-- and a warning says so.
+CREATE ROLE fold_owner;
+CREATE SCHEMA fold_own AUTHORIZATION fold_owner;
+SET ROLE fold_owner;
+CREATE TABLE fold_own.t (k int PRIMARY KEY, c counter_crdt);
+INSERT INTO fold_own.t VALUES (1, format('{%s:1:5}', :'E')::counter_crdt);
+SELECT * FROM counter_crdt_fold_writer(:'E', 'fold_own.t');
+SELECT count(*) AS e_listed FROM counter_crdt_retired_writers WHERE writer = :'E';
+\set VERBOSITY sqlstate
+INSERT INTO counter_crdt_retired_writers (writer) VALUES (:'E');
+\set VERBOSITY default
+RESET ROLE;
+DROP SCHEMA fold_own CASCADE;
+DROP ROLE fold_owner;
+DROP TABLE fold_apply;
+
+-- emptied: every id writes again
+TRUNCATE counter_crdt_retired_writers;
+SELECT counter_crdt_increment('{}', 1, :'A', 1)::bigint AS a_counts_again;
+RESET counter_crdt.node_id;

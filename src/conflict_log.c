@@ -85,7 +85,7 @@ cc_key_text(Relation rel, const CcTableInfo *info, HeapTuple tup)
  * (in a schema of an older version, say) is never used.  InvalidOid where
  * the extension's version has none.
  */
-static Oid
+Oid
 cc_extension_relation(const char *relname, char relkind)
 {
 	Oid			ext = get_extension_oid("counter_crdt", true);

@@ -5,6 +5,7 @@
  *	  the exactly-once counter_crdt_increment(c, n, writer, clock).
  */
 #include "counter_crdt.h"
+#include "retired.h"
 #include "writer_ids.h"
 
 #include "utils/uuid.h"
@@ -93,6 +94,7 @@ cc_apply(FunctionCallInfo fcinfo, const uint8_t *writer, bool subtract)
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("counter_crdt delta must not be null")));
 	delta = PG_GETARG_INT64(1);
+	cc_retired_check_write(writer);
 
 	cc_arg_stored(fcinfo, &s);
 	if (s.tombstone)
@@ -154,6 +156,7 @@ counter_crdt_increment_at(PG_FUNCTION_ARGS)
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 					 errmsg("counter_crdt %s must not be null", names[i])));
+	cc_retired_check_write(PG_GETARG_UUID_P(2)->data);
 
 	cc_arg_stored(fcinfo, &s);
 	if (s.nf > 0)

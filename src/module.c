@@ -4,6 +4,7 @@
  *	  defines the settings and reserves their prefix.
  */
 #include "counter_crdt.h"
+#include "retired.h"
 #include "writer_ids.h"
 
 #include "utils/guc.h"
@@ -16,6 +17,7 @@ void
 _PG_init(void)
 {
 	cc_node_id_define();
+	cc_retired_init();
 #if PG_VERSION_NUM >= 150000
 	MarkGUCPrefixReserved("counter_crdt");
 #else

@@ -22,6 +22,7 @@
  */
 #include "counter_crdt.h"
 #include "conflict_log.h"
+#include "retired.h"
 #include "table_check.h"
 #include "value.h"
 
@@ -75,6 +76,26 @@ cc_own_insert_of(TriggerData *td)
 }
 
 /*
+ * An applied counter (not NULL) without the writers whose folds were
+ * forgotten on this server (retired.c): a copy from before such a fold.
+ */
+static Datum
+cc_applied_value(Relation rel, Datum incoming)
+{
+	bool		stripped;
+	Datum		d = cc_retired_strip(PointerGetDatum(DatumGetCounterCrdtP(incoming)),
+									 &stripped);
+
+	if (stripped)
+		ereport(WARNING,
+				(errmsg("replicated row of table \"%s\" brings writers whose folds were forgotten on this server",
+						RelationGetRelationName(rel)),
+				 errdetail("Their shards and fold records were dropped from it: their count is in the writers they were folded into."),
+				 errhint("A server or copy that still holds them missed the fold: see counter_crdt_retired_writers.")));
+	return d;
+}
+
+/*
  * merge(local, incoming) of one column, as a datum, after the own-id check;
  * *changed tells whether it differs from local.  Each value is read once for
  * both.
@@ -96,7 +117,7 @@ cc_merge_column(Relation rel, const CcTableInfo *info, HeapTuple keytup,
 	*result_null = local_null;
 	if (incoming_null)
 		return local;
-	ip = PointerGetDatum(DatumGetCounterCrdtP(incoming));
+	ip = cc_applied_value(rel, incoming);
 	cc_read_open(ip, &ri);
 	if (local_null)
 	{
@@ -238,6 +259,8 @@ cc_merge_insert(TriggerData *td, const CcTableInfo *info, Oid nsp)
 		first = false;
 		types[nargs] = att->atttypid;
 		values[nargs] = heap_getattr(tup, i + 1, desc, &isnull);
+		if (info->is_counter[i] && !isnull)
+			values[nargs] = cc_applied_value(rel, values[nargs]);
 		nulls[nargs] = isnull ? 'n' : ' ';
 		nargs++;
 	}

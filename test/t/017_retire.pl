@@ -17,7 +17,9 @@
 #    more (55000).
 #  - Both ids are forgotten on both servers (retire/forget, c first: a held
 #    c's fold), until neither server has a record of them; every counter
-#    carries only a2's and b's ids; totals exact all along.
+#    carries only a2's and b's ids; totals exact all along.  Each server's
+#    list (retire/list) holds both as forgotten, and neither id writes
+#    there any more, not even on a new counter.
 #  - c's old backup once more, now stripped of both forgotten ids
 #    (retire/strip): exact.  Unstripped it would count them twice, which the
 #    recipe's warning is about (checked on a copy of the table).
@@ -275,6 +277,22 @@ for (1 .. 5)
 	last if !grep { ids_on($_) =~ /\Q$id_a\E|\Q$id_c\E/ } ($a2, $b);
 }
 note("forgotten everywhere after $forget_rounds round(s)");
+# each server's list holds both, forgotten; their ids write on no counter,
+# also a new one, now that no record is left
+for my $n ($a2, $b)
+{
+	is(join(',', sort split /\n/, $n->safe_psql('postgres', recipe('retire/list'))),
+		join(',', sort map { "$_|t" } ($id_a, $id_c)),
+		'retire/list: a and c forgotten on ' . $n->name);
+	for my $id ($id_a, $id_c)
+	{
+		($rc, $out, $err) = $n->psql('postgres',
+			"SELECT counter_crdt_increment('{}'::counter_crdt, 1, '$id', 1)");
+		ok($rc != 0 && $err =~ /writer id is retired/,
+			'after forgetting, a listed id cannot write on ' . $n->name)
+		  or diag($err);
+	}
+}
 my $live = join(',', sort ($id_a2, $id_b));
 is(ids_on($_), $live, 'only the live ids are left on ' . $_->name) for ($a2, $b);
 $mesh->check_state('forgotten', \@keys);

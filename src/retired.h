@@ -1,0 +1,25 @@
+/*
+ * retired.h
+ *	  This server's list of retired writers (retired.c), the table
+ *	  counter_crdt_retired_writers: an increment under a listed id is
+ *	  refused, and a replicated value loses the shards and records of the
+ *	  listed ids whose folds were forgotten here.
+ */
+#ifndef COUNTER_CRDT_RETIRED_H
+#define COUNTER_CRDT_RETIRED_H
+
+#include "postgres.h"
+
+/* Called once from _PG_init(): the invalidation callbacks of the cache. */
+extern void cc_retired_init(void);
+
+/* An error (55000) when writer is on this server's list. */
+extern void cc_retired_check_write(const uint8_t *writer);
+
+/*
+ * value (a counter datum, not NULL) without anything of the ids whose folds
+ * were forgotten on this server; the same datum when it has none of them.
+ */
+extern Datum cc_retired_strip(Datum value, bool *stripped);
+
+#endif							/* COUNTER_CRDT_RETIRED_H */
