@@ -265,45 +265,53 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_node_id_history() IS
 -- sees them: per column and writer id, how many counters carry a shard of
 -- it and the highest clock among them; whether it is this server's id;
 -- how many counters have folded it (records naming it as retired) and in
--- how many a fold of it is pending; and why it may be a candidate for
--- retirement, as far as this server can tell (the default id of an earlier
--- timeline of this cluster).  A full scan of every table it reads.
+-- how many a fold of it is pending; why it may be a candidate for
+-- retirement, as far as this server can tell (on this server's list of
+-- retired writers, or the default id of an earlier timeline of this
+-- cluster); and, with track_commit_timestamp on, the latest commit time
+-- here of a row that carries its shard: it last wrote no later than that.
+-- A full scan of every table it reads.
 CREATE FUNCTION @extschema@.counter_crdt_writer_report(only_table regclass DEFAULT NULL)
 RETURNS TABLE (table_name regclass, column_name name, writer uuid,
 	counters bigint, max_clock bigint, this_server boolean,
-	folded bigint, pending bigint, candidate text)
+	folded bigint, pending bigint, candidate text, last_write timestamptz)
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
 	col record;
+	commit_ts boolean := current_setting('track_commit_timestamp')::boolean;
 BEGIN
 	FOR col IN SELECT * FROM @extschema@.counter_crdt_columns(only_table) LOOP
 		RETURN QUERY EXECUTE format(
 			'WITH w AS ('
-			'  SELECT s.id AS writer, count(*) AS counters, max(s.clock) AS max_clock'
+			'  SELECT s.id AS writer, count(*) AS counters, max(s.clock) AS max_clock,'
+			'         max(CASE WHEN $3 THEN pg_xact_commit_timestamp(t.xmin) END) AS last_write'
 			'    FROM %1$s t, @extschema@.counter_crdt_shards(t.%2$I) s GROUP BY s.id),'
 			' f AS ('
 			'  SELECT x.retired AS writer, count(DISTINCT (t.tableoid, t.ctid)) AS folded,'
 			'         count(DISTINCT (t.tableoid, t.ctid)) FILTER (WHERE @extschema@.counter_crdt_fold_pending(t.%2$I, x.retired)) AS pending'
-			'    FROM %1$s t, @extschema@.counter_crdt_folds(t.%2$I) x GROUP BY x.retired)'
-			' SELECT $1, $2, coalesce(w.writer, f.writer), coalesce(w.counters, 0),'
-			'        w.max_clock, coalesce(w.writer, f.writer) = @extschema@.counter_crdt_node_id(),'
-			'        coalesce(f.folded, 0), coalesce(f.pending, 0),'
-			'        CASE WHEN coalesce(w.writer, f.writer) <> @extschema@.counter_crdt_node_id()'
-			'              AND coalesce(f.folded, 0) = 0 THEN'
-			'          (SELECT format(''the default id of timeline %%s of this cluster, which ended'', h.timeline)'
-			'             FROM @extschema@.counter_crdt_node_id_history() h'
-			'            WHERE h.writer = coalesce(w.writer, f.writer)'
-			'              AND h.timeline < (SELECT max(timeline) FROM @extschema@.counter_crdt_node_id_history()))'
-			'        END'
-			'   FROM w FULL JOIN f ON f.writer = w.writer'
-			'  ORDER BY 3',
+			'    FROM %1$s t, @extschema@.counter_crdt_folds(t.%2$I) x GROUP BY x.retired),'
+			' r AS (SELECT coalesce(w.writer, f.writer) AS writer, w.counters, w.max_clock,'
+			'              coalesce(f.folded, 0) AS folded, coalesce(f.pending, 0) AS pending, w.last_write'
+			'         FROM w FULL JOIN f ON f.writer = w.writer)'
+			' SELECT $1, $2, r.writer, coalesce(r.counters, 0), r.max_clock,'
+			'        r.writer = @extschema@.counter_crdt_node_id(), r.folded, r.pending,'
+			'        CASE WHEN r.writer = @extschema@.counter_crdt_node_id() THEN NULL'
+			'             WHEN EXISTS (SELECT FROM @extschema@.counter_crdt_retired_writers l WHERE l.writer = r.writer) THEN'
+			'               ''on this server''''s list of retired writers'''
+			'             WHEN r.folded = 0 THEN'
+			'               (SELECT format(''the default id of timeline %%s of this cluster, which ended'', h.timeline)'
+			'                  FROM @extschema@.counter_crdt_node_id_history() h'
+			'                 WHERE h.writer = r.writer'
+			'                   AND h.timeline < (SELECT max(timeline) FROM @extschema@.counter_crdt_node_id_history()))'
+			'        END, r.last_write'
+			'   FROM r ORDER BY 3',
 			col.table_name, col.column_name)
-			USING col.table_name, col.column_name;
+			USING col.table_name, col.column_name, commit_ts;
 	END LOOP;
 END
 $$;
 
 COMMENT ON FUNCTION @extschema@.counter_crdt_writer_report(regclass) IS
-'per counter column and writer id: counters carrying it, its highest clock, whether it is this server''s id, counters that folded it, where the fold is pending, and why it may be retired (a full scan)';
+'per counter column and writer id: counters carrying it, its highest clock, whether it is this server''s id, counters that folded it, where the fold is pending, why it may be retired, and (with track_commit_timestamp) a time it last wrote no later than (a full scan)';

@@ -125,7 +125,11 @@ for my $x (qw(a b c))
 		subscribe($node{$x}, "s_${x}_$y", $node{$y}) if $x ne $y;
 	}
 }
+# b keeps commit times, which its writer report reads (last_write)
+$b->append_conf('postgresql.conf', 'track_commit_timestamp = on');
+$b->restart;
 wait_workers($_, 2) for ($a, $b, $c);
+my $t0 = $b->safe_psql('postgres', 'SELECT now()');
 my ($id_a, $id_b, $id_c) =
   map { $_->safe_psql('postgres', 'SELECT counter_crdt_node_id()') } ($a, $b, $c);
 
@@ -150,6 +154,13 @@ $b->safe_psql('postgres', 'DROP SUBSCRIPTION s_b_c');
 $c->safe_psql('postgres', 'DROP SUBSCRIPTION s_c_a; DROP SUBSCRIPTION s_c_b');
 $c->stop;
 $mesh->{nodes} = [ $a, $b ];    # the acknowledged sums carry over
+
+# last_write: a commit time of b's rows that carry the id (with
+# track_commit_timestamp), after the first increments; none on a (without)
+is($b->safe_psql('postgres', "SELECT count(*) FILTER (WHERE last_write BETWEEN '$t0' AND now()) || '/' || count(*) FROM counter_crdt_writer_report()"),
+	'3/3', 'report on b: a last write time for each of the three ids');
+is($a->safe_psql('postgres', 'SELECT count(last_write) FROM counter_crdt_writer_report()'),
+	'0', 'report on a: no last write times without track_commit_timestamp');
 
 my $report = $a->safe_psql('postgres', recipe('retire/report'));
 like($report, qr/^page_views\|views\|\Q$id_c\E\|12\|\d+\|f\|0\|0\|$/m,
