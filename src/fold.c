@@ -14,6 +14,7 @@
  * NULL counters and tombstones pass through unchanged.
  */
 #include "counter_crdt.h"
+#include "fold_work.h"
 #include "writer_ids.h"
 
 #include "catalog/pg_type.h"
@@ -42,6 +43,23 @@ cc_same(FunctionCallInfo fcinfo)
 	PG_RETURN_POINTER(DatumGetCounterCrdtP(PG_GETARG_DATUM(0)));
 }
 
+/* The new state written into shards and folds, or c when nothing changed. */
+static Datum
+cc_fold_result(FunctionCallInfo fcinfo, bool changed,
+			   const unsigned char *shards, size_t n,
+			   const unsigned char *folds, size_t nf)
+{
+	cc_folded	out;
+
+	if (!changed)
+		return cc_same(fcinfo);
+	out.shards = shards;
+	out.n = n;
+	out.folds = folds;
+	out.nf = nf;
+	PG_RETURN_POINTER(cc_make_folded(&out));
+}
+
 /*
  * counter_crdt_fold(c, retired [, target]): c with retired's count held by
  * target (this server's writer id when not given), or c as it is when there
@@ -51,11 +69,12 @@ PG_FUNCTION_INFO_V1(counter_crdt_fold);
 Datum
 counter_crdt_fold(PG_FUNCTION_ARGS)
 {
-	cc_folded	f,
-				out;
+	cc_folded	f;
 	const uint8_t *target;
 	unsigned char *shards,
 			   *folds;
+	size_t		n,
+				nf;
 	bool		changed;
 	cc_error	err;
 
@@ -70,14 +89,10 @@ counter_crdt_fold(PG_FUNCTION_ARGS)
 	cc_check_count(2 * (f.nf + 1));
 	shards = palloc((f.n + 1) * CC_SHARD_SIZE);
 	folds = palloc((f.nf + 1) * CC_FOLD_SIZE);
-	if (cc_fold_apply(&f, PG_GETARG_UUID_P(1)->data, target, shards, &out.n,
-					  folds, &out.nf, &changed, &err) != CC_OK)
+	if (cc_fold_apply(&f, PG_GETARG_UUID_P(1)->data, target, shards, &n,
+					  folds, &nf, &changed, &err) != CC_OK)
 		cc_report(&err, NULL);
-	if (!changed)
-		return cc_same(fcinfo);
-	out.shards = shards;
-	out.folds = folds;
-	PG_RETURN_POINTER(cc_make_folded(&out));
+	return cc_fold_result(fcinfo, changed, shards, n, folds, nf);
 }
 
 /*
@@ -88,10 +103,11 @@ PG_FUNCTION_INFO_V1(counter_crdt_forget);
 Datum
 counter_crdt_forget(PG_FUNCTION_ARGS)
 {
-	cc_folded	f,
-				out;
+	cc_folded	f;
 	unsigned char *shards,
 			   *folds;
+	size_t		n,
+				nf;
 	bool		changed;
 	cc_error	err;
 
@@ -99,14 +115,10 @@ counter_crdt_forget(PG_FUNCTION_ARGS)
 		return cc_same(fcinfo);
 	shards = palloc(Max(f.n, 1) * CC_SHARD_SIZE);
 	folds = palloc(f.nf * CC_FOLD_SIZE);
-	if (cc_fold_forget(&f, PG_GETARG_UUID_P(1)->data, shards, &out.n,
-					   folds, &out.nf, &changed, &err) != CC_OK)
+	if (cc_fold_forget(&f, PG_GETARG_UUID_P(1)->data, shards, &n,
+					   folds, &nf, &changed, &err) != CC_OK)
 		cc_report(&err, NULL);
-	if (!changed)
-		return cc_same(fcinfo);
-	out.shards = shards;
-	out.folds = folds;
-	PG_RETURN_POINTER(cc_make_folded(&out));
+	return cc_fold_result(fcinfo, changed, shards, n, folds, nf);
 }
 
 /*
@@ -117,21 +129,18 @@ PG_FUNCTION_INFO_V1(counter_crdt_strip);
 Datum
 counter_crdt_strip(PG_FUNCTION_ARGS)
 {
-	cc_folded	f,
-				out;
+	cc_folded	f;
 	unsigned char *shards,
 			   *folds;
+	size_t		n,
+				nf;
 
 	if (!cc_fold_arg(fcinfo, &f))
 		return cc_same(fcinfo);
 	shards = palloc(Max(f.n, 1) * CC_SHARD_SIZE);
 	folds = palloc(Max(f.nf, 1) * CC_FOLD_SIZE);
-	cc_fold_strip(&f, PG_GETARG_UUID_P(1)->data, shards, &out.n, folds, &out.nf);
-	if (out.n == f.n && out.nf == f.nf)
-		return cc_same(fcinfo);
-	out.shards = shards;
-	out.folds = folds;
-	PG_RETURN_POINTER(cc_make_folded(&out));
+	cc_fold_strip(&f, PG_GETARG_UUID_P(1)->data, shards, &n, folds, &nf);
+	return cc_fold_result(fcinfo, n != f.n || nf != f.nf, shards, n, folds, nf);
 }
 
 /*
@@ -234,46 +243,6 @@ cc_uuid_array(ArrayType *arr, int *count)
 		ids[i] = *DatumGetUUIDP(elems[i]);
 	}
 	return ids;
-}
-
-/*
- * A folded state that many steps rewrite: two buffers of room for n
- * shards and nf records, the current state in one of them.
- */
-typedef struct CcFoldWork
-{
-	cc_folded	cur;
-	unsigned char *shards[2];
-	unsigned char *folds[2];
-	int			side;
-	bool		changed;
-} CcFoldWork;
-
-static void
-cc_fold_work_init(CcFoldWork *w, const cc_folded *f, size_t n, size_t nf)
-{
-	cc_check_count(n);
-	cc_check_count(2 * nf);
-	for (int i = 0; i < 2; i++)
-	{
-		w->shards[i] = palloc(Max(n, 1) * CC_SHARD_SIZE);
-		w->folds[i] = palloc(Max(nf, 1) * CC_FOLD_SIZE);
-	}
-	w->cur = *f;
-	w->side = 0;
-	w->changed = false;
-}
-
-/* Takes the state just written into the spare buffers as the current one. */
-static void
-cc_fold_work_swap(CcFoldWork *w, size_t n, size_t nf)
-{
-	w->cur.shards = w->shards[w->side];
-	w->cur.folds = w->folds[w->side];
-	w->cur.n = n;
-	w->cur.nf = nf;
-	w->side = 1 - w->side;
-	w->changed = true;
 }
 
 /*

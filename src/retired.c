@@ -24,6 +24,7 @@
  */
 #include "counter_crdt.h"
 #include "conflict_log.h"
+#include "fold_work.h"
 #include "retired.h"
 
 #include "access/heapam.h"
@@ -192,40 +193,30 @@ cc_retired_check_write(const uint8_t *writer)
 Datum
 cc_retired_strip(Datum value, bool *stripped)
 {
-	cc_folded	f,
-				cur,
-				out;
-	unsigned char *shards = NULL,
-			   *folds = NULL;
+	cc_folded	f;
+	CcFoldWork	w;
 
 	*stripped = false;
 	if (!list_valid)
 		cc_retired_load();
 	if (list_forgotten == 0 || cc_datum_folded(value, &f))
 		return value;			/* nothing forgotten here, or a tombstone */
-	cur = f;
+	cc_fold_work_init(&w, &f, f.n, f.nf);
 	for (int i = 0; i < list_n; i++)
 	{
+		size_t		n,
+					nf;
+
 		if (!list[i].forgotten)
 			continue;
-		if (shards == NULL)
-		{
-			shards = palloc(Max(f.n, 1) * CC_SHARD_SIZE);
-			folds = palloc(Max(f.nf, 1) * CC_FOLD_SIZE);
-		}
-		cc_fold_strip(&cur, list[i].id, shards, &out.n, folds, &out.nf);
-		if (out.n == cur.n && out.nf == cur.nf)
-			continue;
-		/* the next strip reads this result: give it buffers of its own */
-		out.shards = shards;
-		out.folds = folds;
-		cur = out;
-		shards = NULL;
-		*stripped = true;
+		cc_fold_strip(&w.cur, list[i].id, w.shards[w.side], &n, w.folds[w.side], &nf);
+		if (n != w.cur.n || nf != w.cur.nf)
+			cc_fold_work_swap(&w, n, nf);
 	}
-	if (!*stripped)
+	if (!w.changed)
 		return value;
-	return PointerGetDatum(cc_make_folded(&cur));
+	*stripped = true;
+	return PointerGetDatum(cc_make_folded(&w.cur));
 }
 
 /*

@@ -193,7 +193,8 @@ cc_stored_value(const cc_stored *s, int64_t *out, cc_error *err)
 	if (!s->total_kept)
 		return cc_sum(s->shards, s->n, out, err);
 	if (s->overflow)
-		return cc_fail(err, CC_ERR_OVERFLOW,
+		return cc_fail(err, CC_ERR_OVERFLOW, s->nf > 0 ?
+					   "The total of the shards and fold records leaves the bigint range." :
 					   "The sum of the shard values leaves the bigint range.");
 	*out = s->total;
 	return CC_OK;
