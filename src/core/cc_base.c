@@ -102,3 +102,22 @@ cc_uuid_format(const uint8_t *id, char *out)
 {
 	uuid_unparse_lower(id, out);
 }
+
+size_t
+cc_id_lower_bound(const unsigned char *recs, size_t n, size_t stride,
+				  const uint8_t *id)
+{
+	size_t		lo = 0,
+				hi = n;
+
+	while (lo < hi)
+	{
+		size_t		mid = lo + (hi - lo) / 2;
+
+		if (cc_id_cmp(recs + mid * stride, id) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}

@@ -151,6 +151,14 @@ cc_id_eq(const uint8_t *a, const uint8_t *b)
 	return ((a0 ^ b0) | (a1 ^ b1)) == 0;
 }
 
+/*
+ * The index of the first of n records of stride bytes, each starting with
+ * its id and in ascending id order, whose id is not below id; n when none
+ * (a binary search).
+ */
+size_t		cc_id_lower_bound(const unsigned char *recs, size_t n, size_t stride,
+							  const uint8_t *id);
+
 /* Checks the canonical form: ids strictly ascending, clocks >= 1. */
 cc_code		cc_check_canonical(const unsigned char *s, size_t n, cc_code fail,
 							   cc_error *err);

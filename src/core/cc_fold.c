@@ -49,18 +49,9 @@ static size_t
 cc_fold_range(const unsigned char *folds, size_t nf, const uint8_t *a,
 			  size_t *end)
 {
-	size_t		lo = 0,
-				hi = nf;
+	size_t		lo = cc_id_lower_bound(folds, nf, CC_FOLD_SIZE, a),
+				hi;
 
-	while (lo < hi)
-	{
-		size_t		mid = lo + (hi - lo) / 2;
-
-		if (cc_id_cmp(folds + mid * CC_FOLD_SIZE, a) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	hi = lo;
 	while (hi < nf && cc_id_eq(folds + hi * CC_FOLD_SIZE, a))
 		hi++;
@@ -72,26 +63,8 @@ cc_fold_range(const unsigned char *folds, size_t nf, const uint8_t *a,
 static bool
 cc_find_shard(const unsigned char *s, size_t n, const uint8_t *id, size_t *pos)
 {
-	size_t		lo = 0,
-				hi = n;
-
-	while (lo < hi)
-	{
-		size_t		mid = lo + (hi - lo) / 2;
-		int			c = cc_id_cmp(s + mid * CC_SHARD_SIZE, id);
-
-		if (c == 0)
-		{
-			*pos = mid;
-			return true;
-		}
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	*pos = lo;
-	return false;
+	*pos = cc_id_lower_bound(s, n, CC_SHARD_SIZE, id);
+	return *pos < n && cc_id_eq(s + *pos * CC_SHARD_SIZE, id);
 }
 
 bool

@@ -59,24 +59,12 @@ cc_default_node_name(uint64_t system_identifier, uint32_t timeline,
 static bool
 cc_find_shard(const unsigned char *s, size_t n, const uint8_t *id, cc_shard *out)
 {
-	size_t		lo = 0,
-				hi = n;
+	size_t		pos = cc_id_lower_bound(s, n, CC_SHARD_SIZE, id);
 
-	while (lo < hi)
-	{
-		size_t		mid = lo + (hi - lo) / 2;
-		int			c;
-
-		cc_load(s, mid, out);
-		c = cc_id_cmp(out->id, id);
-		if (c == 0)
-			return true;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
+	if (pos == n || !cc_id_eq(s + pos * CC_SHARD_SIZE, id))
+		return false;
+	cc_load(s, pos, out);
+	return true;
 }
 
 bool
