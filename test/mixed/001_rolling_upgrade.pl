@@ -20,6 +20,7 @@ use PostgreSQL::Test::Cluster;
 use Test::More;
 use File::Spec ();
 use File::Temp ();
+use Time::HiRes ();
 use FindBin;
 use lib "$FindBin::RealBin/../t";
 use CounterCrdtSQL;
@@ -45,6 +46,26 @@ sub host
 {
 	my ($h, $n) = @_;
 	return ("host=$h port=5432" => 'host=' . $n->host . ' port=' . $n->port);
+}
+
+# Waits until the copy check of the rejoin shows, on $n, the table of each
+# subscription of @subs copied (state r), as the blocks of the rejoin wait
+# before the next copy.
+sub wait_copies
+{
+	my ($n, @subs) = @_;
+	my $sql = recipe('rolling-upgrade/copy-check');
+	my $deadline = time() + $PostgreSQL::Test::Utils::timeout_default;
+	my $got;
+	while (time() < $deadline)
+	{
+		$got = $n->safe_psql('app', $sql);
+		my %state = map { split /\|/ } split /\n/, $got;
+		return 1 unless grep { ($state{$_} // '') ne 'r' } @subs;
+		Time::HiRes::usleep(100_000);
+	}
+	diag('copies on ' . $n->name . ":\n$got\nexpected in state r: @subs");
+	return 0;
 }
 
 # Upgrades server $x by the README's blocks, while the two others take
@@ -103,16 +124,21 @@ sub upgrade
 	is($new->safe_psql('app', "SELECT counter_crdt_node_id() = counter_crdt_rack_id('dc1', 'rack$i')"),
 		't', "$x: its writer id is the one it had");
 
-	# its subscriptions, and the others' to it, with copies
-	readme_run_subst($new, 'app', 'rolling-upgrade/rejoin-a', {
-			page_views_a_from_b => "page_views_${x}_from_$y",
-			page_views_a_from_c => "page_views_${x}_from_$z",
-			host('b', $node{$y}), host('c', $node{$z}) });
+	# its subscriptions, and then the others' to it, with copies, one copy at
+	# a time (two at once on one server can deadlock)
+	readme_run_subst($new, 'app', 'rolling-upgrade/rejoin-a-from-b',
+		{ page_views_a_from_b => "page_views_${x}_from_$y", host('b', $node{$y}) });
+	ok(wait_copies($new, "page_views_${x}_from_$y"), "$x: its copy from $y is done");
+	readme_run_subst($new, 'app', 'rolling-upgrade/rejoin-a-from-c',
+		{ page_views_a_from_c => "page_views_${x}_from_$z", host('c', $node{$z}) });
+	ok(wait_copies($new, "page_views_${x}_from_$y", "page_views_${x}_from_$z"),
+		"$x: its copy from $z is done");
 	ok($mesh->finish_workload(@run), "$x: increments on the others while it was away acknowledged");
 	foreach my $o ($y, $z)
 	{
 		readme_run_subst($node{$o}, 'app', 'rolling-upgrade/rejoin-b',
 			{ page_views_b_from_a => "page_views_${o}_from_$x", host('a', $new) });
+		ok(wait_copies($node{$o}, "page_views_${o}_from_$x"), "$o: its copy from $x is done");
 	}
 	$mesh->{nodes} = [ @node{qw(a b c)} ];
 	foreach my $s (qw(a b c))
