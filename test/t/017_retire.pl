@@ -116,6 +116,11 @@ sub ids_on
 my $a = CounterCrdtMesh::mesh_node('a');
 my $b = CounterCrdtMesh::mesh_node('b');
 my $c = CounterCrdtMesh::mesh_node('c');
+# b keeps commit times, which its writer report reads (last_write); set
+# before any subscription, so that no replication connection meets the
+# restart
+$b->append_conf('postgresql.conf', 'track_commit_timestamp = on');
+$b->restart;
 setup($_) for ($a, $b, $c);
 my %node = (a => $a, b => $b, c => $c);
 for my $x (qw(a b c))
@@ -125,9 +130,6 @@ for my $x (qw(a b c))
 		subscribe($node{$x}, "s_${x}_$y", $node{$y}) if $x ne $y;
 	}
 }
-# b keeps commit times, which its writer report reads (last_write)
-$b->append_conf('postgresql.conf', 'track_commit_timestamp = on');
-$b->restart;
 wait_workers($_, 2) for ($a, $b, $c);
 my $t0 = $b->safe_psql('postgres', 'SELECT now()');
 my ($id_a, $id_b, $id_c) =
