@@ -70,6 +70,31 @@ RESET counter_crdt.node_id;
 RESET ROLE;
 REVOKE SET ON PARAMETER counter_crdt.node_id FROM regress_cc_user;
 
+-- The extension's owner (a database owner, not superuser) keeps this
+-- server's list of retired writers: its fold adds the id without a warning,
+-- and it removes rows by hand.  Every role reads the list, no other role
+-- writes it, and an increment under a listed id fails for every role.
+SET ROLE regress_cc_owner;
+CREATE TABLE priv_fold (k int PRIMARY KEY, c counter_crdt);
+INSERT INTO priv_fold VALUES (1, '{00000000-0000-4000-8000-0000000000cc:2:7}');
+SELECT * FROM counter_crdt_fold_writer('00000000-0000-4000-8000-0000000000cc', 'priv_fold');
+SELECT c::bigint AS kept FROM priv_fold;
+RESET ROLE;
+SET ROLE regress_cc_user;
+SELECT writer, forgotten_at IS NULL AS not_forgotten FROM counter_crdt_retired_writers;
+\set VERBOSITY sqlstate
+SELECT counter_crdt_increment(NULL, 1, '00000000-0000-4000-8000-0000000000cc');
+DELETE FROM counter_crdt_retired_writers;
+\set VERBOSITY default
+RESET ROLE;
+SET ROLE regress_cc_owner;
+DELETE FROM counter_crdt_retired_writers;
+RESET ROLE;
+SET ROLE regress_cc_user;
+SELECT counter_crdt_increment(NULL, 1, '00000000-0000-4000-8000-0000000000cc')::bigint AS writes_again;
+RESET ROLE;
+DROP TABLE priv_fold;
+
 -- Clean up.
 DROP TABLE priv_t;
 SET client_min_messages = warning;
