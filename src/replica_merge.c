@@ -78,13 +78,13 @@ cc_own_insert_of(TriggerData *td)
 /*
  * An applied counter (not NULL) without the writers whose folds were
  * forgotten on this server (retired.c): a copy from before such a fold.
+ * The datum as it came (not detoasted) when it has none of them.
  */
 static Datum
 cc_applied_value(Relation rel, Datum incoming)
 {
 	bool		stripped;
-	Datum		d = cc_retired_strip(PointerGetDatum(DatumGetCounterCrdtP(incoming)),
-									 &stripped);
+	Datum		d = cc_retired_strip(incoming, &stripped);
 
 	if (stripped)
 		ereport(WARNING,
@@ -117,7 +117,7 @@ cc_merge_column(Relation rel, const CcTableInfo *info, HeapTuple keytup,
 	*result_null = local_null;
 	if (incoming_null)
 		return local;
-	ip = cc_applied_value(rel, incoming);
+	ip = PointerGetDatum(DatumGetCounterCrdtP(cc_applied_value(rel, incoming)));
 	cc_read_open(ip, &ri);
 	if (local_null)
 	{

@@ -17,8 +17,9 @@ extern void cc_retired_init(void);
 extern void cc_retired_check_write(const uint8_t *writer);
 
 /*
- * value (a counter datum, not NULL) without anything of the ids whose folds
- * were forgotten on this server; the same datum when it has none of them.
+ * value (a counter datum, not NULL, toasted or not) without anything of the
+ * ids whose folds were forgotten on this server; the same datum, untouched,
+ * when it has none of them.
  */
 extern Datum cc_retired_strip(Datum value, bool *stripped);
 
