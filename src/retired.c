@@ -179,15 +179,15 @@ void
 cc_retired_check_write(const uint8_t *writer)
 {
 	char		text[CC_UUID_TEXT_LEN + 1];
+	cc_error	err;
 
 	if (cc_retired_find(writer) == NULL)
 		return;
 	cc_uuid_format(writer, text);
-	ereport(ERROR,
-			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-			 errmsg("counter_crdt writer id is retired"),
-			 errdetail("Writer %s is in counter_crdt_retired_writers on this server.", text),
-			 errhint("A retired writer id cannot write again: give the writer a new id (doc/retiring-writers.md).")));
+	/* the error of a counter that folded the writer, with its own detail */
+	cc_fail(&err, CC_ERR_RETIRED,
+			"Writer %s is in counter_crdt_retired_writers on this server.", text);
+	cc_report(&err, NULL);
 }
 
 Datum
