@@ -20,7 +20,6 @@ use PostgreSQL::Test::Cluster;
 use Test::More;
 use File::Spec ();
 use File::Temp ();
-use Time::HiRes ();
 use FindBin;
 use lib "$FindBin::RealBin/../t";
 use CounterCrdtSQL;
@@ -54,18 +53,10 @@ sub host
 sub wait_copies
 {
 	my ($n, @subs) = @_;
-	my $sql = recipe('rolling-upgrade/copy-check');
-	my $deadline = time() + $PostgreSQL::Test::Utils::timeout_default;
-	my $got;
-	while (time() < $deadline)
-	{
-		$got = $n->safe_psql('app', $sql);
-		my %state = map { split /\|/ } split /\n/, $got;
-		return 1 unless grep { ($state{$_} // '') ne 'r' } @subs;
-		Time::HiRes::usleep(100_000);
-	}
-	diag('copies on ' . $n->name . ":\n$got\nexpected in state r: @subs");
-	return 0;
+	return readme_poll($n, 'rolling-upgrade/copy-check', sub {
+			my %state = map { split /\|/ } split /\n/, $_[0];
+			return !grep { ($state{$_} // '') ne 'r' } @subs;
+		}, $PostgreSQL::Test::Utils::timeout_default, "in state r: @subs");
 }
 
 # Upgrades server $x by the README's blocks, while the two others take

@@ -31,7 +31,8 @@ use Time::HiRes ();
 use ReadmeRecipe;
 use CounterCrdtMesh;
 our @EXPORT =
-  qw(readme_node readme_run readme_run_subst readme_mesh readme_wait_subscriptions readme_counters);
+  qw(readme_node readme_run readme_run_subst readme_mesh readme_poll readme_wait_subscriptions
+  readme_counters);
 
 my %node_of;    # README host name => node, for the host substitutions
 my $seq = 0;
@@ -111,21 +112,32 @@ sub readme_run_subst
 	return $out;
 }
 
+# Runs the check block $recipe on $node (database app) every 0.1 s until
+# $done->(its output) holds, at most $timeout seconds; true when it held,
+# else a diag of the last output and what was $expected.
+sub readme_poll
+{
+	my ($node, $recipe, $done, $timeout, $expected) = @_;
+	my $deadline = Time::HiRes::time() + $timeout;
+	my $got;
+	while (1)
+	{
+		$got = readme_run_quiet($node, $recipe);
+		return 1 if $done->($got);
+		last if Time::HiRes::time() >= $deadline;
+		Time::HiRes::usleep(100_000);
+	}
+	diag("$recipe on " . $node->name . ":\n$got\nexpected:\n$expected");
+	return 0;
+}
+
 # Waits until the check block of the recipe shows, on $node, the subscriptions
 # named in @$subs (and no others), each with one table and a running worker.
 sub readme_wait_subscriptions
 {
 	my ($node, $subs) = @_;
 	my $want = join("\n", map { "$_|1|t" } sort @$subs);
-	my $got;
-	for (1 .. 300)
-	{
-		$got = readme_run_quiet($node, 'replication/check');
-		return 1 if $got eq $want;
-		Time::HiRes::usleep(100_000);
-	}
-	diag("subscriptions on " . $node->name . ":\n$got\nexpected:\n$want");
-	return 0;
+	return readme_poll($node, 'replication/check', sub { $_[0] eq $want }, 30, $want);
 }
 
 # The check block's output, without a test result for each poll.
