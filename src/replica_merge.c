@@ -108,6 +108,7 @@ cc_merge_column(Relation rel, const CcTableInfo *info, HeapTuple keytup,
 {
 	cc_merge_kind kind;
 	Datum		merged;
+	Datum		applied;
 	Datum		lp,
 				ip;
 	CcRead		rl,
@@ -117,15 +118,17 @@ cc_merge_column(Relation rel, const CcTableInfo *info, HeapTuple keytup,
 	*result_null = local_null;
 	if (incoming_null)
 		return local;
-	ip = PointerGetDatum(DatumGetCounterCrdtP(cc_applied_value(rel, incoming)));
+	applied = cc_applied_value(rel, incoming);
+	ip = PointerGetDatum(DatumGetCounterCrdtP(applied));
 	cc_read_open(ip, &ri);
 	if (local_null)
 	{
+		/* the applied value as it is stored: stripped when it had to be */
 		cc_check_own_id_views(rel, info, keytup, attno, NULL, &ri.v);
 		cc_read_close(&ri);
 		*changed = true;
 		*result_null = false;
-		return incoming;
+		return applied;
 	}
 	lp = PointerGetDatum(DatumGetCounterCrdtP(local));
 	cc_read_open(lp, &rl);
