@@ -24,7 +24,7 @@ GLUE_SRCS = src/module.c src/fold.c src/counter_crdt.c src/type_io.c src/increme
 	src/value.c src/compare.c src/digest.c src/writer_ids.c src/aggregate.c \
 	src/agg_slots.c src/table_check.c src/conflict_log.c src/replica_merge.c \
 	src/local_triggers.c src/operations.c src/json.c src/hashing.c \
-	src/retired.c
+	src/retired.c src/sweep.c
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 # The core's uuid text is libuuid's (util-linux, package uuid-dev).
 SHLIB_LINK += -luuid
@@ -35,7 +35,7 @@ REGRESS = type_io text_errors binary_io increment merge value aggregate \
 	parallel equality shards_digest writer_ids node_id seeds replica_merge \
 	upgrade privileges health ordering replica_hazards digest_agg \
 	difference exactly_once json layout writers replica_glue latin1 fold \
-	fold_forms
+	fold_forms sweep_rights retired_guards
 EXTRA_CLEAN = test/core_test test/core_test_sanitize bench/microbench test/tmp_check
 
 PG_CONFIG ?= pg_config

@@ -7,3 +7,73 @@
 -- Version 1.6: retiring writers hardened (issue 28).  Values of 1.0 to 1.5
 -- are read and merged as they are; no stored value is rewritten.
 --
+
+--
+-- Whose rights (src/sweep.c).  The sweeps and the writer report read and
+-- rewrite every table as its owner, under a security-restricted operation
+-- with search_path pinned, as VACUUM does; tables the caller may not
+-- maintain are skipped with a WARNING (all tables) or refused with 42501
+-- (one table).  A forget marks its writers forgotten only when it swept
+-- every table; a one-table forget lists them as retired only.
+--
+CREATE OR REPLACE FUNCTION @extschema@.counter_crdt_rewrite_counters(action text, retired uuid[], only_table regclass)
+RETURNS TABLE (table_name regclass, column_name name, counters bigint)
+AS 'MODULE_PATHNAME', 'counter_crdt_rewrite_counters'
+LANGUAGE C VOLATILE
+SET search_path = pg_catalog, pg_temp;
+
+COMMENT ON FUNCTION @extschema@.counter_crdt_rewrite_counters(text, uuid[], regclass) IS
+'counter_crdt_fold_many or counter_crdt_forget_many on every counter of a table (or of all tables) that it changes, each table as its owner; what the *_writer and *_writers functions run';
+
+CREATE OR REPLACE FUNCTION @extschema@.counter_crdt_writer_report(only_table regclass DEFAULT NULL)
+RETURNS TABLE (table_name regclass, column_name name, writer uuid,
+	counters bigint, max_clock bigint, this_server boolean,
+	folded bigint, pending bigint, candidate text, last_write timestamptz)
+AS 'MODULE_PATHNAME', 'counter_crdt_writer_report'
+LANGUAGE C STABLE
+SET search_path = pg_catalog, pg_temp;
+
+COMMENT ON FUNCTION @extschema@.counter_crdt_writer_report(regclass) IS
+'per counter column and writer id: counters carrying it, its highest clock, whether it is this server''s id, counters that folded it, where the fold is pending, why it may be retired, and (with track_commit_timestamp) a time it last wrote no later than (a full scan of each table, as its owner)';
+
+-- Safe under any search_path: operators qualified, path pinned.
+CREATE OR REPLACE FUNCTION @extschema@.counter_crdt_columns(only_table regclass)
+RETURNS TABLE (table_name regclass, column_name name)
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+	SELECT c.oid::pg_catalog.regclass, a.attname
+	  FROM pg_catalog.pg_attribute a
+	  JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) a.attrelid
+	 WHERE a.atttypid OPERATOR(pg_catalog.=) '@extschema@.counter_crdt'::pg_catalog.regtype::pg_catalog.oid
+	   AND a.attnum OPERATOR(pg_catalog.>) 0 AND NOT a.attisdropped
+	   AND c.relkind OPERATOR(pg_catalog.=) ANY ('{r,p}'::"char"[])
+	   AND (c.relpersistence OPERATOR(pg_catalog.<>) 't'
+	        OR c.relnamespace OPERATOR(pg_catalog.=) pg_catalog.pg_my_temp_schema())
+	   AND CASE WHEN only_table IS NULL THEN NOT c.relispartition
+	            ELSE c.oid OPERATOR(pg_catalog.=) only_table::pg_catalog.oid END
+	 ORDER BY c.oid::pg_catalog.regclass::pg_catalog.text, a.attnum
+$$;
+
+ALTER FUNCTION @extschema@.counter_crdt_fold_writer(uuid, regclass) SET search_path = pg_catalog, pg_temp;
+ALTER FUNCTION @extschema@.counter_crdt_fold_writers(uuid[], regclass) SET search_path = pg_catalog, pg_temp;
+ALTER FUNCTION @extschema@.counter_crdt_forget_writer(uuid, regclass) SET search_path = pg_catalog, pg_temp;
+ALTER FUNCTION @extschema@.counter_crdt_forget_writers(uuid[], regclass) SET search_path = pg_catalog, pg_temp;
+ALTER FUNCTION @extschema@.counter_crdt_health() SET search_path = pg_catalog, pg_temp;
+
+-- Increments under a given writer read this server's list of retired
+-- writers: stable, so that no plan keeps a result from before a retirement.
+ALTER FUNCTION @extschema@.counter_crdt_increment(@extschema@.counter_crdt, bigint, uuid) STABLE;
+ALTER FUNCTION @extschema@.counter_crdt_increment(@extschema@.counter_crdt, bigint, uuid, bigint) STABLE;
+
+-- The extension's own tables keep to their server under TRUNCATE too: a
+-- local TRUNCATE is refused (it would be applied on every subscriber).
+CREATE TRIGGER counter_crdt_no_truncate
+  BEFORE TRUNCATE ON @extschema@.counter_crdt_writer_conflicts
+  FOR EACH STATEMENT EXECUTE FUNCTION @extschema@.counter_crdt_local_rows_only();
+CREATE TRIGGER counter_crdt_no_truncate
+  BEFORE TRUNCATE ON @extschema@.counter_crdt_retired_writers
+  FOR EACH STATEMENT EXECUTE FUNCTION @extschema@.counter_crdt_local_rows_only();
+
+COMMENT ON FUNCTION @extschema@.counter_crdt_local_rows_only() IS
+'trigger of the extension''s own tables: applied rows from other servers are dropped (REPLICA, each row), a local TRUNCATE is refused';

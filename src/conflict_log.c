@@ -275,11 +275,15 @@ cc_check_own_id(Relation rel, const CcTableInfo *info, HeapTuple keytup,
 }
 
 /*
- * counter_crdt_local_rows_only(): the REPLICA trigger of the conflicts
- * table.  A publication of all tables sends its rows to the other servers,
- * where they would describe this server's writer id as theirs: applied
- * there, they are dropped.  Outside apply rows pass (the merge trigger
- * inserts its records below triggers anyway).
+ * counter_crdt_local_rows_only(): keeps the extension's own tables (the
+ * conflicts table, the list of retired writers) to their server.  As a
+ * REPLICA trigger BEFORE each row: a publication of all tables sends their
+ * rows to the other servers, where they would describe this server's
+ * writers as theirs; applied there, they are dropped.  Outside apply rows
+ * pass (the merge trigger inserts its records below triggers anyway).  As
+ * a BEFORE TRUNCATE trigger for local statements (1.6): refused, since a
+ * TRUNCATE would be applied on every subscriber, which no row trigger can
+ * drop; DELETE stays local.
  */
 PG_FUNCTION_INFO_V1(counter_crdt_local_rows_only);
 Datum
@@ -288,10 +292,17 @@ counter_crdt_local_rows_only(PG_FUNCTION_ARGS)
 	TriggerData *td = (TriggerData *) fcinfo->context;
 
 	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_BEFORE(td->tg_event) ||
-		!TRIGGER_FIRED_FOR_ROW(td->tg_event))
+		!(TRIGGER_FIRED_FOR_ROW(td->tg_event) || TRIGGER_FIRED_BY_TRUNCATE(td->tg_event)))
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-				 errmsg("counter_crdt_local_rows_only() must be a BEFORE trigger FOR EACH ROW")));
+				 errmsg("counter_crdt_local_rows_only() must be a BEFORE trigger FOR EACH ROW, or BEFORE TRUNCATE")));
+	if (TRIGGER_FIRED_BY_TRUNCATE(td->tg_event))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot truncate table \"%s\" of extension counter_crdt",
+						RelationGetRelationName(td->tg_relation)),
+				 errdetail("A publication of all tables would empty the table on every subscriber as well; its rows belong to this server."),
+				 errhint("DELETE FROM the table instead: deleted rows stay on this server.")));
 	if (cc_in_apply())
 		return PointerGetDatum(NULL);
 	return PointerGetDatum(TRIGGER_FIRED_BY_UPDATE(td->tg_event) ?

@@ -83,12 +83,19 @@ counter_crdt_delete_as_tombstone(PG_FUNCTION_ARGS)
 	}
 	if (all_tombstones)
 		return PointerGetDatum(NULL);
-	appendStringInfoString(&sql, " WHERE ctid = $1");
+	appendStringInfoString(&sql, " WHERE ctid OPERATOR(pg_catalog.=) $1");
 
 	args[0] = PointerGetDatum(&td->tg_trigtuple->t_self);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	rc = SPI_execute_with_args(sql.data, 1, argtypes, args, NULL, false, 0);
+	if (rc == SPI_OK_REWRITTEN)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot delete a row of table \"%s\": a rule rewrites its UPDATE",
+						RelationGetRelationName(rel)),
+				 errdetail("A DELETE of a replicated counter is an UPDATE to tombstones, and a DO INSTEAD rule replaces that update."),
+				 errhint("Drop the rule, or give it a condition that lets updates of counters to tombstones through.")));
 	if (rc != SPI_OK_UPDATE)
 		elog(ERROR, "counter_crdt_delete_as_tombstone: update of %s failed: %s",
 			 RelationGetRelationName(rel), SPI_result_code_string(rc));
