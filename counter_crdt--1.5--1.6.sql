@@ -59,7 +59,6 @@ ALTER FUNCTION @extschema@.counter_crdt_fold_writer(uuid, regclass) SET search_p
 ALTER FUNCTION @extschema@.counter_crdt_fold_writers(uuid[], regclass) SET search_path = pg_catalog, pg_temp;
 ALTER FUNCTION @extschema@.counter_crdt_forget_writer(uuid, regclass) SET search_path = pg_catalog, pg_temp;
 ALTER FUNCTION @extschema@.counter_crdt_forget_writers(uuid[], regclass) SET search_path = pg_catalog, pg_temp;
-ALTER FUNCTION @extschema@.counter_crdt_health() SET search_path = pg_catalog, pg_temp;
 
 -- Increments under a given writer read this server's list of retired
 -- writers: stable, so that no plan keeps a result from before a retirement.

@@ -100,6 +100,6 @@ SELECT p.oid::regprocedure AS function
  WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
    AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'counter_crdt')
    AND (p.prolang IN (SELECT oid FROM pg_language WHERE lanname IN ('sql', 'plpgsql'))
-        OR p.proname IN ('counter_crdt_health', 'counter_crdt_rewrite_counters', 'counter_crdt_writer_report'))
+        OR p.proname IN ('counter_crdt_rewrite_counters', 'counter_crdt_writer_report'))
    AND NOT coalesce('search_path=pg_catalog, pg_temp' = ANY (p.proconfig), false)
  ORDER BY 1;
