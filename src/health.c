@@ -9,10 +9,12 @@
  * trigger would refuse at apply (table_check.c), the guards, publications
  * that publish TRUNCATE, subscriptions with origin = none.  Then what the
  * merge trigger recorded: own-id conflicts and clocks near their end
- * (conflict_log.c).
+ * (conflict_log.c), and replicated rows from which it dropped writers whose
+ * folds were forgotten on this server (dropped_writers.c).
  */
 #include "counter_crdt.h"
 #include "conflict_log.h"
+#include "dropped_writers.h"
 #include "operations.h"
 #include "table_check.h"
 
@@ -352,6 +354,86 @@ cc_health_conflicts(CcHealth *h, const CcExtension *ext)
 	}
 }
 
+/*
+ * One row per table and subscription (or replication origin, for an apply
+ * of another kind) whose applied rows brought shards of writers forgotten
+ * on this server, from the columns every role may read.
+ */
+static void
+cc_health_dropped(CcHealth *h)
+{
+	Oid			logid = cc_dropped_writers_relid(false);
+	char	   *sql;
+
+	if (!OidIsValid(logid))
+		return;
+	sql = psprintf("SELECT d.table_name::pg_catalog.text, d.subscription::pg_catalog.text,"
+				   "       pg_catalog.string_agg(DISTINCT d.origin, ', ' ORDER BY d.origin),"
+				   "       pg_catalog.count(DISTINCT d.n),"
+				   "       pg_catalog.to_char(pg_catalog.min(d.recorded_at), 'YYYY-MM-DD HH24:MI:SSOF'),"
+				   "       pg_catalog.to_char(pg_catalog.max(d.recorded_at), 'YYYY-MM-DD HH24:MI:SSOF'),"
+				   "       pg_catalog.string_agg(DISTINCT w.w::pg_catalog.text, ', ' ORDER BY w.w::pg_catalog.text),"
+				   "       pg_catalog.count(DISTINCT w.w)"
+				   "  FROM (SELECT table_name, subscription, origin, recorded_at, writers,"
+				   "               pg_catalog.row_number() OVER () AS n FROM %s) d,"
+				   "       pg_catalog.unnest(d.writers) AS w(w)"
+				   " GROUP BY 1, 2, CASE WHEN d.subscription IS NULL THEN d.origin END"
+				   " ORDER BY 1, 2, 3",
+				   quote_qualified_identifier(get_namespace_name(get_rel_namespace(logid)),
+											  get_rel_name(logid)));
+	if (SPI_execute(sql, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "counter_crdt_health: reading the dropped writers failed");
+	for (uint64 r = 0; r < SPI_processed; r++)
+	{
+		HeapTuple	tup = SPI_tuptable->vals[r];
+		TupleDesc	desc = SPI_tuptable->tupdesc;
+		char	   *object = SPI_getvalue(tup, desc, 1);
+		char	   *sub = SPI_getvalue(tup, desc, 2);
+		char	   *origins = SPI_getvalue(tup, desc, 3);
+		char	   *count = SPI_getvalue(tup, desc, 4);
+		char	   *first = SPI_getvalue(tup, desc, 5);
+		char	   *last = SPI_getvalue(tup, desc, 6);
+		char	   *ids = SPI_getvalue(tup, desc, 7);
+		bool		one_id = strcmp(SPI_getvalue(tup, desc, 8), "1") == 0;
+		bool		one_row = strcmp(count, "1") == 0;
+		char	   *from;
+		char	   *sender;
+
+		if (sub != NULL)
+		{
+			from = psprintf("from subscription %s (replication origin%s %s)",
+							quote_identifier(sub),
+							origins && strchr(origins, ',') ? "s" : "",
+							origins ? origins : "unknown");
+			sender = psprintf("the publisher of subscription %s", quote_identifier(sub));
+		}
+		else if (origins != NULL)
+		{
+			from = psprintf("from replication origin %s", origins);
+			sender = psprintf("the server that replication origin %s applies", origins);
+		}
+		else
+		{
+			from = pstrdup("applied without a replication origin");
+			sender = pstrdup("the server or session that wrote them");
+		}
+		cc_health_row(h, "forgotten_writer_dropped", object,
+					  psprintf("%s replicated row%s of table %s %s brought shards of writer%s %s, whose fold%s forgotten on this server, the first at %s, the last at %s: "
+							   "this server dropped them and its totals stay exact, but the rows came from a copy that missed the fold "
+							   "(a server started from a backup taken before it, or one that was away while the fold was forgotten), "
+							   "and that server counts %s a second time.",
+							   count, one_row ? "" : "s", object, from,
+							   one_id ? "" : "s", ids, one_id ? " was" : "s were",
+							   first, last, one_id ? "the writer" : "those writers"),
+					  psprintf("On %s, counter_crdt_writer_report() shows the writers it still carries: "
+							   "take it out of the mesh and let it join again as doc/replication.md says for a server made from a backup "
+							   "(the mesh's retired writers first), or strip them there with counter_crdt_strip(). "
+							   "Once resolved, clear the rows here as the extension's owner: "
+							   "DELETE FROM counter_crdt_dropped_writers WHERE table_name = %s::regclass;",
+							   sender, quote_literal_cstr(object)));
+	}
+}
+
 PG_FUNCTION_INFO_V1(counter_crdt_health);
 Datum
 counter_crdt_health(PG_FUNCTION_ARGS)
@@ -405,6 +487,7 @@ counter_crdt_health(PG_FUNCTION_ARGS)
 	for (uint64 r = 0; r < ntables; r++)
 		cc_health_table(&h, &ext, tables[r]);
 	cc_health_conflicts(&h, &ext);
+	cc_health_dropped(&h);
 	SPI_finish();
 	return (Datum) 0;
 }
