@@ -23,8 +23,8 @@ CORE_HDRS = $(wildcard src/core/*.h)
 GLUE_SRCS = src/module.c src/fold.c src/counter_crdt.c src/type_io.c src/increment.c \
 	src/value.c src/compare.c src/digest.c src/writer_ids.c src/aggregate.c \
 	src/agg_slots.c src/table_check.c src/conflict_log.c src/replica_merge.c \
-	src/local_triggers.c src/operations.c src/json.c src/hashing.c \
-	src/retired.c src/sweep.c
+	src/local_triggers.c src/operations.c src/health.c src/json.c src/hashing.c \
+	src/retired.c src/dropped_writers.c src/sweep.c
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 # The core's uuid text is libuuid's (util-linux, package uuid-dev).
 SHLIB_LINK += -luuid

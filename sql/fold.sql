@@ -263,6 +263,37 @@ INSERT INTO fold_apply (k, c) OVERRIDING SYSTEM VALUE
          (1, format('{%s:6:120, %s:5:50}', :'A', :'F')::counter_crdt);
 RESET session_replication_role;
 SELECT k, c, c::bigint AS total FROM fold_apply ORDER BY k;
+-- The rows whose shards of A and C were dropped are recorded (not the ids'
+-- records alone), with the apply's replication origin: none here, then one
+-- of another kind (not a subscription's); health reports
+-- them per table and origin.
+SELECT table_name, column_name, key, writers, origin, subscription
+  FROM counter_crdt_dropped_writers ORDER BY recorded_at, key;
+SELECT pg_replication_origin_create('late_peer') > 0 AS origin_made;
+SELECT pg_replication_origin_session_setup('late_peer');
+SET session_replication_role = replica;
+UPDATE fold_apply SET c = format('{%s:8:80}', :'C')::counter_crdt WHERE k = 2;
+UPDATE fold_apply SET c = counter_crdt_fold(format('{%s:2:9, %s:9:90}', :'C', :'F')::counter_crdt, :'C', :'F') WHERE k = 2;
+RESET session_replication_role;
+SELECT pg_replication_origin_session_reset();
+SELECT pg_replication_origin_drop('late_peer');
+SELECT table_name, key, writers, origin, subscription
+  FROM counter_crdt_dropped_writers ORDER BY recorded_at, key;
+SELECT "check", object, regexp_replace(problem, '\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[-+]\d\d', 'TIME', 'g') AS problem, hint
+  FROM counter_crdt_health() WHERE "check" = 'forgotten_writer_dropped';
+-- a role that owns nothing of the extension may read what health reports,
+-- not the keys
+CREATE ROLE fold_reader;
+SET ROLE fold_reader;
+SELECT count(*) AS health_rows FROM counter_crdt_health() WHERE "check" = 'forgotten_writer_dropped';
+\set VERBOSITY sqlstate
+SELECT key FROM counter_crdt_dropped_writers;
+DELETE FROM counter_crdt_dropped_writers;
+\set VERBOSITY default
+RESET ROLE;
+DROP ROLE fold_reader;
+DELETE FROM counter_crdt_dropped_writers;
+SELECT count(*) AS health_rows FROM counter_crdt_health() WHERE "check" = 'forgotten_writer_dropped';
 
 -- A table owner who may not write the list: the fold runs, the list stays,
 -- and a warning says so.

@@ -41,7 +41,7 @@
 #include "core/cc_ids.h"
 
 /* The primary key of a row as "(a, b)=(1, x)", as unique violations show it. */
-static char *
+char *
 cc_key_text(Relation rel, const CcTableInfo *info, HeapTuple tup)
 {
 	TupleDesc	desc = RelationGetDescr(rel);

@@ -18,6 +18,7 @@ extern void cc_check_own_id_views(Relation rel, const CcTableInfo *info,
 extern void cc_check_own_id(Relation rel, const CcTableInfo *info,
 							HeapTuple keytup, int attno,
 							struct varlena *local, struct varlena *incoming);
+extern char *cc_key_text(Relation rel, const CcTableInfo *info, HeapTuple tup);
 extern Oid	cc_extension_relation(const char *relname, char relkind);
 extern Oid	cc_conflicts_relid(void);
 extern Oid	cc_conflict_summary_relid(void);

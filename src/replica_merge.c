@@ -22,6 +22,7 @@
  */
 #include "counter_crdt.h"
 #include "conflict_log.h"
+#include "dropped_writers.h"
 #include "retired.h"
 #include "table_check.h"
 #include "value.h"
@@ -78,20 +79,31 @@ cc_own_insert_of(TriggerData *td)
 /*
  * An applied counter (not NULL) without the writers whose folds were
  * forgotten on this server (retired.c): a copy from before such a fold.
- * The datum as it came (not detoasted) when it has none of them.
+ * The datum as it came (not detoasted) when it has none of them.  What was
+ * dropped is warned about and, for shards, recorded (dropped_writers.c),
+ * unless the value is the merge that our own INSERT ... ON CONFLICT made
+ * (the applied row was recorded when that statement was built: what is
+ * dropped now was in the local row).
  */
 static Datum
-cc_applied_value(Relation rel, Datum incoming)
+cc_applied_value(Relation rel, const CcTableInfo *info, HeapTuple keytup,
+				 int attno, Datum incoming, bool record)
 {
 	bool		stripped;
-	Datum		d = cc_retired_strip(incoming, &stripped);
+	uint8_t    *ids;
+	int			nids;
+	Datum		d = cc_retired_strip(incoming, &stripped, &ids, &nids);
 
-	if (stripped)
+	if (!stripped)
+		return d;
+	if (record)
+		cc_dropped_writers_record(rel, info, keytup, attno, ids, nids, nids == 0);
+	else
 		ereport(WARNING,
-				(errmsg("replicated row of table \"%s\" brings writers whose folds were forgotten on this server",
+				(errmsg("row of table \"%s\" holds writers whose folds were forgotten on this server",
 						RelationGetRelationName(rel)),
-				 errdetail("Their shards and fold records were dropped from it: their count is in the writers they were folded into."),
-				 errhint("A server or copy that still holds them missed the fold: see counter_crdt_retired_writers.")));
+				 errdetail("Their shards and fold records were dropped from it as a replicated row was merged into it: their count is in the writers they were folded into."),
+				 errhint("This server's rows from before the fold were not stripped: see doc/retiring-writers.md.")));
 	return d;
 }
 
@@ -104,7 +116,7 @@ static Datum
 cc_merge_column(Relation rel, const CcTableInfo *info, HeapTuple keytup,
 				int attno,
 				Datum local, bool local_null, Datum incoming, bool incoming_null,
-				bool *result_null, bool *changed)
+				bool record, bool *result_null, bool *changed)
 {
 	cc_merge_kind kind;
 	Datum		merged;
@@ -118,7 +130,7 @@ cc_merge_column(Relation rel, const CcTableInfo *info, HeapTuple keytup,
 	*result_null = local_null;
 	if (incoming_null)
 		return local;
-	applied = cc_applied_value(rel, incoming);
+	applied = cc_applied_value(rel, info, keytup, attno, incoming, record);
 	ip = PointerGetDatum(DatumGetCounterCrdtP(applied));
 	cc_read_open(ip, &ri);
 	if (local_null)
@@ -173,7 +185,7 @@ cc_check_own_insert(TriggerData *td, const CcTableInfo *info, CcOwnInsert *own)
 }
 
 static HeapTuple
-cc_merge_update(TriggerData *td, const CcTableInfo *info)
+cc_merge_update(TriggerData *td, const CcTableInfo *info, bool own_insert)
 {
 	Relation	rel = td->tg_relation;
 	TupleDesc	desc = RelationGetDescr(rel);
@@ -203,7 +215,7 @@ cc_merge_update(TriggerData *td, const CcTableInfo *info)
 			bool		changed;
 
 			values[i] = cc_merge_column(rel, info, oldtup, i, o, onull,
-										n, nnull, &nulls[i], &changed);
+										n, nnull, !own_insert, &nulls[i], &changed);
 			replace[i] = true;
 			any_change |= changed;
 			if (nulls[i] != nnull || (!nnull && values[i] != n))
@@ -263,7 +275,7 @@ cc_merge_insert(TriggerData *td, const CcTableInfo *info, Oid nsp)
 		types[nargs] = att->atttypid;
 		values[nargs] = heap_getattr(tup, i + 1, desc, &isnull);
 		if (info->is_counter[i] && !isnull)
-			values[nargs] = cc_applied_value(rel, values[nargs]);
+			values[nargs] = cc_applied_value(rel, info, tup, i, values[nargs], true);
 		nulls[nargs] = isnull ? 'n' : ' ';
 		nargs++;
 	}
@@ -349,7 +361,7 @@ counter_crdt_replica_merge(PG_FUNCTION_ARGS)
 	{
 		if (own != NULL)
 			cc_check_own_insert(td, &info, own);
-		return PointerGetDatum(cc_merge_update(td, &info));
+		return PointerGetDatum(cc_merge_update(td, &info, own != NULL));
 	}
 	if (own != NULL)
 		return PointerGetDatum(td->tg_trigtuple);	/* our own insert's row */

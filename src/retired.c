@@ -191,12 +191,14 @@ cc_retired_check_write(const uint8_t *writer)
 }
 
 Datum
-cc_retired_strip(Datum value, bool *stripped)
+cc_retired_strip(Datum value, bool *stripped, uint8_t **shard_ids, int *nshard_ids)
 {
 	cc_folded	f;
 	CcFoldWork	w;
 
 	*stripped = false;
+	*shard_ids = NULL;
+	*nshard_ids = 0;
 	if (!list_valid)
 		cc_retired_load();
 	if (list_forgotten == 0 || cc_datum_folded(value, &f))
@@ -210,6 +212,14 @@ cc_retired_strip(Datum value, bool *stripped)
 		if (!list[i].forgotten)
 			continue;
 		cc_fold_strip(&w.cur, list[i].id, w.shards[w.side], &n, w.folds[w.side], &nf);
+		if (n != w.cur.n)
+		{
+			/* the writer's shard was there: a copy from before its fold */
+			if (*shard_ids == NULL)
+				*shard_ids = palloc(list_forgotten * CC_ID_LEN);
+			memcpy(*shard_ids + *nshard_ids * CC_ID_LEN, list[i].id, CC_ID_LEN);
+			(*nshard_ids)++;
+		}
 		if (n != w.cur.n || nf != w.cur.nf)
 			cc_fold_work_swap(&w, n, nf);
 	}

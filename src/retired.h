@@ -19,8 +19,10 @@ extern void cc_retired_check_write(const uint8_t *writer);
 /*
  * value (a counter datum, not NULL, toasted or not) without anything of the
  * ids whose folds were forgotten on this server; the same datum, untouched,
- * when it has none of them.
+ * when it has none of them.  *shard_ids (palloc'd, CC_ID_LEN bytes each)
+ * and *nshard_ids name those of them whose shard it had, not only records.
  */
-extern Datum cc_retired_strip(Datum value, bool *stripped);
+extern Datum cc_retired_strip(Datum value, bool *stripped, uint8_t **shard_ids,
+							  int *nshard_ids);
 
 #endif							/* COUNTER_CRDT_RETIRED_H */

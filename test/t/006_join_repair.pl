@@ -55,6 +55,7 @@ $mesh->{expected}{$_} += $d_own->{expected}{$_} foreach keys %{ $d_own->{expecte
 # More increments on the mesh, while d joins.
 my @more = $mesh->start_workload([ $na, $nb, $nc ], 1, 150, [ @pages, '/d1' ]);
 readme_run($nd, 'app', 'replication/join-setup-d');
+readme_run($nd, 'app', 'replication/join-retired-d', qw(a b c));
 readme_run($nd, 'app', 'replication/join-subscribe-d', qw(a b c));
 readme_run($node{$_}, 'app', "replication/join-subscribe-$_", 'd') foreach qw(a b c);
 ok($mesh->finish_workload(@more), 'workload during the join: every statement acknowledged');

@@ -42,8 +42,10 @@ my $seq = 0;
 # installation to run (default: the one in PATH), node_name => the node's
 # own name (default $name; a server that takes $name's place needs another),
 # before_start => code run with the node once it is configured, before it
-# starts (a pg_upgrade into its data directory).  The node takes $name's
-# place in the host substitutions.
+# starts (a pg_upgrade into its data directory), from_backup => [$node,
+# $backup]: the data directory of a base backup of another README server
+# (its configuration is the other's, copied).  The node takes $name's place
+# in the host substitutions.
 sub readme_node
 {
 	my ($name, %opts) = @_;
@@ -51,6 +53,14 @@ sub readme_node
 	  if $PostgreSQL::Test::Utils::use_unix_sockets;
 	my $node = PostgreSQL::Test::Cluster->new($opts{node_name} // $name,
 		$opts{install_path} ? (install_path => $opts{install_path}) : ());
+	if ($opts{from_backup})
+	{
+		$node->init_from_backup(@{ $opts{from_backup} });
+		$opts{before_start}->($node) if $opts{before_start};
+		$node->start;
+		$node_of{$name} = $node;
+		return $node;
+	}
 	$node->init;
 	# init() without streaming set wal_level = minimal and max_wal_senders =
 	# 0; back to PostgreSQL's defaults for the senders, and the recipe's block
