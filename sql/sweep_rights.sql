@@ -105,6 +105,12 @@ BEGIN
 	INSERT INTO public.sw_log (who, trap) VALUES (current_user, 'pg_my_temp_schema()');
 	RETURN 0;
 END $$;
+CREATE FUNCTION sw_evil.count_step(bigint) RETURNS bigint LANGUAGE plpgsql AS $$
+BEGIN
+	INSERT INTO public.sw_log (who, trap) VALUES (current_user, 'count(*)');
+	RETURN $1 + 1;
+END $$;
+CREATE AGGREGATE sw_evil.count(*) (SFUNC = sw_evil.count_step, STYPE = bigint, INITCOND = '0');
 CREATE TABLE sw_evil.counter_crdt_retired_writers (writer uuid, retired_at timestamptz, forgotten_at timestamptz);
 GRANT ALL ON sw_evil.counter_crdt_retired_writers TO PUBLIC;
 

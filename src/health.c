@@ -136,9 +136,10 @@ cc_health_truncate_published(CcHealth *h, Relation rel, const char *object)
 	args[1] = CStringGetDatum(RelationGetRelationName(rel));
 	row = cc_health_one_row("SELECT pg_catalog.string_agg(DISTINCT p.pubname::pg_catalog.text, ', ')"
 							"  FROM pg_catalog.pg_publication p"
-							"  JOIN pg_catalog.pg_publication_tables pt ON pt.pubname = p.pubname"
-							"  JOIN pg_catalog.pg_namespace n ON n.nspname = pt.schemaname"
-							" WHERE p.pubtruncate AND n.oid = $1 AND pt.tablename = $2",
+							"  JOIN pg_catalog.pg_publication_tables pt ON pt.pubname OPERATOR(pg_catalog.=) p.pubname"
+							"  JOIN pg_catalog.pg_namespace n ON n.nspname OPERATOR(pg_catalog.=) pt.schemaname"
+							" WHERE p.pubtruncate AND n.oid OPERATOR(pg_catalog.=) $1"
+							"   AND pt.tablename OPERATOR(pg_catalog.=) $2",
 							2, argtypes, args, "publications");
 	pubs = SPI_getvalue(row, SPI_tuptable->tupdesc, 1);
 	if (pubs == NULL)
@@ -169,13 +170,14 @@ cc_health_origin_none(CcHealth *h, Relation rel, const char *object)
 
 	args[0] = ObjectIdGetDatum(RelationGetRelid(rel));
 	row = cc_health_one_row("SELECT pg_catalog.string_agg(s.subname::pg_catalog.text, ', ' ORDER BY s.subname)"
-							"         FILTER (WHERE s.suborigin = 'none'),"
+							"         FILTER (WHERE s.suborigin OPERATOR(pg_catalog.=) 'none'),"
 							"       pg_catalog.count(*)"
 							"  FROM pg_catalog.pg_subscription s"
-							"  JOIN pg_catalog.pg_database d ON d.oid = s.subdbid"
-							" WHERE d.datname = pg_catalog.current_database()"
+							"  JOIN pg_catalog.pg_database d ON d.oid OPERATOR(pg_catalog.=) s.subdbid"
+							" WHERE d.datname OPERATOR(pg_catalog.=) pg_catalog.current_database()"
 							"   AND EXISTS (SELECT FROM pg_catalog.pg_subscription_rel r"
-							"                WHERE r.srsubid = s.oid AND r.srrelid = $1)",
+							"                WHERE r.srsubid OPERATOR(pg_catalog.=) s.oid"
+							"                  AND r.srrelid OPERATOR(pg_catalog.=) $1)",
 							1, argtypes, args, "subscriptions");
 	subs = SPI_getvalue(row, SPI_tuptable->tupdesc, 1);
 	count = SPI_getvalue(row, SPI_tuptable->tupdesc, 2);
@@ -271,14 +273,16 @@ cc_tables_sql(void)
 	initStringInfo(&sql);
 	appendStringInfoString(&sql,
 						   "SELECT c.oid FROM pg_catalog.pg_class c"
-						   " WHERE c.relkind IN ('r', 'p')"
+						   " WHERE c.relkind OPERATOR(pg_catalog.=) ANY ('{r,p}'::pg_catalog.\"char\"[])"
 						   "   AND EXISTS (SELECT FROM pg_catalog.pg_attribute a"
-						   "                WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped"
-						   "                  AND a.atttypid = $1)"
-						   "   AND (c.oid IN (SELECT srrelid FROM pg_catalog.pg_subscription_rel)"
+						   "                WHERE a.attrelid OPERATOR(pg_catalog.=) c.oid"
+						   "                  AND a.attnum OPERATOR(pg_catalog.>) 0 AND NOT a.attisdropped"
+						   "                  AND a.atttypid OPERATOR(pg_catalog.=) $1)"
+						   "   AND (c.oid OPERATOR(pg_catalog.=) ANY (SELECT srrelid FROM pg_catalog.pg_subscription_rel)"
 						   "        OR EXISTS (SELECT FROM pg_catalog.pg_publication_tables pt"
-						   "                     JOIN pg_catalog.pg_namespace n ON n.nspname = pt.schemaname"
-						   "                    WHERE n.oid = c.relnamespace AND pt.tablename = c.relname)");
+						   "                     JOIN pg_catalog.pg_namespace n ON n.nspname OPERATOR(pg_catalog.=) pt.schemaname"
+						   "                    WHERE n.oid OPERATOR(pg_catalog.=) c.relnamespace"
+						   "                      AND pt.tablename OPERATOR(pg_catalog.=) c.relname)");
 	if (OidIsValid(pgl_sets) &&
 #if PG_VERSION_NUM >= 160000
 		object_aclcheck(NamespaceRelationId, pgl_nsp, GetUserId(), ACL_USAGE) == ACLCHECK_OK &&
@@ -287,7 +291,7 @@ cc_tables_sql(void)
 #endif
 		pg_class_aclcheck(pgl_sets, GetUserId(), ACL_SELECT) == ACLCHECK_OK)
 		appendStringInfoString(&sql,
-							   " OR c.oid IN (SELECT set_reloid FROM pglogical.replication_set_table)");
+							   " OR c.oid OPERATOR(pg_catalog.=) ANY (SELECT set_reloid FROM pglogical.replication_set_table)");
 	appendStringInfoString(&sql, ") ORDER BY c.oid::pg_catalog.regclass::pg_catalog.text");
 	return sql.data;
 }
@@ -310,7 +314,7 @@ cc_health_conflicts(CcHealth *h, const CcExtension *ext)
 		logid = cc_conflicts_relid();
 	if (!OidIsValid(logid))
 		return;
-	sql = psprintf("SELECT table_name::pg_catalog.text, count(*),"
+	sql = psprintf("SELECT table_name::pg_catalog.text, pg_catalog.count(*),"
 				   "       pg_catalog.max(recorded_at)::pg_catalog.text,"
 				   "       pg_catalog.string_agg(DISTINCT writer_id::pg_catalog.text, ', '),"
 				   "       %s AS near_limit"
