@@ -45,6 +45,19 @@ UPDATE guard_apply SET c = format('{%s:3:30, %s:1:1}', :'F', :'W')::counter_crdt
 RESET session_replication_role;
 SELECT k, c, c::bigint AS total FROM guard_apply ORDER BY k;
 
+-- A local row that still holds a forgotten writer (from before the list
+-- said so) loses it to the first applied row, by UPDATE or by INSERT alike:
+-- what is stored does not depend on the way the row came.
+DELETE FROM counter_crdt_retired_writers WHERE writer = :'F';
+INSERT INTO guard_apply VALUES (3, format('{%s:3:30}', :'F')::counter_crdt),
+                               (4, format('{%s:3:30}', :'F')::counter_crdt);
+INSERT INTO counter_crdt_retired_writers (writer, forgotten_at) VALUES (:'F', now());
+SET session_replication_role = replica;
+UPDATE guard_apply SET c = format('{%s:2:2}', :'W')::counter_crdt WHERE k = 3;
+INSERT INTO guard_apply VALUES (4, format('{%s:2:2}', :'W')::counter_crdt);
+RESET session_replication_role;
+SELECT k, c, c::bigint AS total FROM guard_apply WHERE k IN (3, 4) ORDER BY k;
+
 -- A local DELETE is an UPDATE to tombstones; a DO INSTEAD rule on UPDATE
 -- makes it a clear error, not an internal one.
 CREATE RULE guard_apply_upd AS ON UPDATE TO guard_apply DO INSTEAD NOTHING;

@@ -121,6 +121,7 @@ cc_merge_column(Relation rel, const CcTableInfo *info, HeapTuple keytup,
 	cc_merge_kind kind;
 	Datum		merged;
 	Datum		applied;
+	Datum		stored;
 	Datum		lp,
 				ip;
 	CcRead		rl,
@@ -142,16 +143,21 @@ cc_merge_column(Relation rel, const CcTableInfo *info, HeapTuple keytup,
 		*result_null = false;
 		return applied;
 	}
-	lp = PointerGetDatum(DatumGetCounterCrdtP(local));
+	/*
+	 * The local row loses them too, so that what is stored does not depend
+	 * on whether the row came by UPDATE or by INSERT ... ON CONFLICT.
+	 */
+	stored = cc_applied_value(rel, info, keytup, attno, local, false);
+	lp = PointerGetDatum(DatumGetCounterCrdtP(stored));
 	cc_read_open(lp, &rl);
 	cc_check_own_id_views(rel, info, keytup, attno, &rl.v, &ri.v);
 	merged = cc_merge_reads(lp, &rl, ip, &ri, &kind);
 	cc_read_close(&rl);
 	cc_read_close(&ri);
-	if (kind == CC_MERGE_TAKE_A)
+	if (kind == CC_MERGE_TAKE_A && stored == local)
 		return local;			/* as stored, toast pointer and all */
 	*changed = true;
-	return merged;
+	return kind == CC_MERGE_TAKE_A ? stored : merged;
 }
 
 /*
