@@ -24,7 +24,6 @@
  */
 #include "counter_crdt.h"
 #include "conflict_log.h"
-#include "fold_work.h"
 #include "retired.h"
 
 #include "access/heapam.h"
@@ -34,6 +33,7 @@
 #include "access/xact.h"
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
+#include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/inval.h"
 #include "utils/rel.h"
@@ -193,30 +193,36 @@ cc_retired_check_write(const uint8_t *writer)
 Datum
 cc_retired_strip(Datum value, bool *stripped)
 {
-	cc_folded	f;
-	CcFoldWork	w;
+	cc_folded	f,
+				out;
+	uint8_t    *ids;
+	unsigned char *shards,
+			   *folds;
+	size_t		count = 0;
 
 	*stripped = false;
 	if (!list_valid)
 		cc_retired_load();
 	if (list_forgotten == 0 || cc_datum_folded(value, &f))
 		return value;			/* nothing forgotten here, or a tombstone */
-	cc_fold_work_init(&w, &f, f.n, f.nf);
+	/* the forgotten ids, ascending as the list is */
+	ids = palloc(list_forgotten * CC_ID_LEN);
 	for (int i = 0; i < list_n; i++)
-	{
-		size_t		n,
-					nf;
-
-		if (!list[i].forgotten)
-			continue;
-		cc_fold_strip(&w.cur, list[i].id, w.shards[w.side], &n, w.folds[w.side], &nf);
-		if (n != w.cur.n || nf != w.cur.nf)
-			cc_fold_work_swap(&w, n, nf);
-	}
-	if (!w.changed)
+		if (list[i].forgotten)
+			memcpy(ids + count++ * CC_ID_LEN, list[i].id, CC_ID_LEN);
+	CHECK_FOR_INTERRUPTS();
+	shards = palloc(Max(f.n, 1) * CC_SHARD_SIZE);
+	folds = palloc(Max(f.nf, 1) * CC_FOLD_SIZE);
+	cc_fold_strip_many(&f, ids, count,
+					   MemoryContextAllocHuge(CurrentMemoryContext,
+											  CC_FOLD_STRIP_WORK(f.nf)),
+					   shards, &out.n, folds, &out.nf);
+	if (out.n == f.n && out.nf == f.nf)
 		return value;
+	out.shards = shards;
+	out.folds = folds;
 	*stripped = true;
-	return PointerGetDatum(cc_make_folded(&w.cur));
+	return PointerGetDatum(cc_make_folded(&out));
 }
 
 /*
