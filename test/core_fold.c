@@ -1218,8 +1218,9 @@ gworld(gstate *out)
 	/* now and then a live writer finishes the folds of all the others */
 	if (fr() % 2 == 0 && out->n > 0)
 	{
-		const uint8_t *t = out->s + (fr() % out->n) * CC_SHARD_SIZE;
+		uint8_t		t[CC_ID_LEN];
 
+		memcpy(t, out->s + (fr() % out->n) * CC_SHARD_SIZE, CC_ID_LEN);
 		if (cc_fold_is_retired(out->f, out->nf, t))
 			return;
 		for (int round = 0; round < 2; round++)
