@@ -36,7 +36,7 @@ REGRESS = type_io text_errors binary_io increment merge value aggregate \
 	upgrade privileges health ordering replica_hazards digest_agg \
 	difference exactly_once json layout writers replica_glue latin1 fold \
 	fold_forms sweep_rights retired_guards markings
-EXTRA_CLEAN = test/core_test test/core_test_sanitize bench/microbench test/tmp_check
+EXTRA_CLEAN = test/core_test test/core_test_sanitize bench/microbench bench/fold_shapes test/tmp_check
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
@@ -87,7 +87,7 @@ CORE_TEST_SRCS = $(wildcard test/core_*.c)
 # Outside the server the core hashes with OpenSSL's libcrypto (libssl-dev),
 # which the tests also take as the reference; uuid text is libuuid's.
 CORE_TEST_LIBS = -lcrypto -luuid
-CORE_TEST_HDRS = test/cc_test.h test/cc_test_states.h test/cc_test_folds.h test/cc_ossl.h $(CORE_HDRS)
+CORE_TEST_HDRS = test/cc_test.h test/cc_test_states.h test/cc_test_folds.h test/cc_test_shapes.h test/cc_ossl.h $(CORE_HDRS)
 test/core_test: $(CORE_TEST_SRCS) $(CORE_SRCS) $(CORE_TEST_HDRS)
 	$(CC) $(CORE_TEST_CFLAGS) -Isrc/core -Itest -o $@ $(CORE_TEST_SRCS) $(CORE_SRCS) $(CORE_TEST_LIBS)
 
@@ -109,6 +109,11 @@ core-test-sanitize: test/core_test_sanitize
 # format) under callgrind, to compare versions exactly.
 bench/microbench: bench/microbench.c $(CORE_SRCS) $(CORE_HDRS) test/cc_ossl.h
 	$(CC) $(CORE_TEST_CFLAGS) -Isrc/core -Itest -o $@ bench/microbench.c $(CORE_SRCS) $(CORE_TEST_LIBS)
+
+# Time to read, check, fold and forget values of the adversarial shapes
+# (bench/fold_shapes.sh compares with the core of before issue 28).
+bench/fold_shapes: bench/fold_shapes.c $(CORE_SRCS) $(CORE_HDRS) test/cc_test_shapes.h
+	$(CC) $(CORE_TEST_CFLAGS) -Isrc/core -Itest -o $@ bench/fold_shapes.c $(CORE_SRCS) $(CORE_TEST_LIBS)
 
 .PHONY: microbench
 microbench: bench/microbench

@@ -316,3 +316,63 @@ DROP TABLE fold_apply;
 DELETE FROM counter_crdt_retired_writers;
 SELECT counter_crdt_increment('{}', 1, :'A', 1)::bigint AS a_counts_again;
 RESET counter_crdt.node_id;
+
+-- Issue 28: forget only what is finished, strip to a value input accepts,
+-- cycles as two servers' folds into each other make them, long chains.
+SET counter_crdt.node_id = '7fffffff-ffff-ffff-ffff-ffffffffffff';
+\set D 'dddddddd-0000-4000-8000-000000000000'
+-- a shard and no record: its fold never ran here (22023), alone or in a set
+\set VERBOSITY sqlstate
+SELECT counter_crdt_forget(format('{%s:1:10, %s:3:30}', :'A', :'B')::counter_crdt, :'A');
+SELECT counter_crdt_forget_many(format('{%s:1:10, %s:3:30}', :'A', :'B')::counter_crdt, ARRAY[:'A']::uuid[]);
+\set VERBOSITY default
+SELECT counter_crdt_forget(format('{%s:1:10, %s:3:30}', :'A', :'B')::counter_crdt, :'A');
+SELECT counter_crdt_forget(format('{%s:3:30}', :'B')::counter_crdt, :'A') = format('{%s:3:30}', :'B')::counter_crdt AS unknown_unchanged;
+-- A folded into C, C into B: stripping C takes the record A>C as well,
+-- and the value it gives reads back through text
+CREATE TEMP TABLE chain AS
+  SELECT counter_crdt_fold(counter_crdt_fold(format('{%s:1:10, %s:3:30, %s:2:20}', :'A', :'B', :'C')::counter_crdt,
+                                             :'A', :'C'), :'C') AS c;
+SELECT counter_crdt_strip(c, :'C') AS stripped,
+       counter_crdt_strip(c, :'C')::text::counter_crdt = counter_crdt_strip(c, :'C') AS round_trip,
+       counter_crdt_strip(c, :'A')::text::counter_crdt = counter_crdt_strip(c, :'A') AS round_trip_a,
+       (SELECT count(*) FROM counter_crdt_folds(counter_crdt_strip(c, :'A'))) AS records_left_a
+  FROM chain;
+DROP TABLE chain;
+-- A folded into D on D's server while D is folded into A on A's: merged,
+-- a cycle, which input accepts; once B folds both, they go together
+CREATE TEMP TABLE mutual AS
+  SELECT counter_crdt_merge(counter_crdt_fold(c, :'A', :'D'), counter_crdt_fold(c, :'D', :'A')) AS c
+    FROM (SELECT format('{%s:1:10, %s:3:30, %s:2:40}', :'A', :'B', :'D')::counter_crdt AS c) s;
+SELECT c::bigint AS total, c::text::counter_crdt = c AS round_trip,
+       (SELECT string_agg(format('%s>%s', left(retired::text, 2), left(target::text, 2)), ', ' ORDER BY retired)
+          FROM counter_crdt_folds(c)) AS records
+  FROM mutual;
+UPDATE mutual SET c = counter_crdt_fold_many(c, ARRAY[:'A', :'D']::uuid[]);
+\set VERBOSITY sqlstate
+SELECT counter_crdt_forget(c, :'A') FROM mutual;
+\set VERBOSITY default
+SELECT counter_crdt_forget_many(c, ARRAY[:'D', :'A']::uuid[]) AS forgotten,
+       counter_crdt_forget_many(c, ARRAY[:'D', :'A']::uuid[])::bigint AS total
+  FROM mutual;
+DROP TABLE mutual;
+-- a literal with a record into B newer than B's shard is refused (22P02)
+\set VERBOSITY sqlstate
+SELECT format('{%s:3:30} folded {%s>%s:4:1:10:10}', :'B', :'A', :'B')::counter_crdt;
+\set VERBOSITY default
+-- a chain of 5,000 records, forgotten given in the worst order, in one pass
+CREATE TEMP TABLE long_chain AS
+  SELECT format('{%s:1:1} folded {%s}', :'B',
+                string_agg(format('%s>%s:1:1:1:1',
+                                  '00000000-0000-4000-8000-' || lpad(to_hex(g), 12, '0'),
+                                  CASE WHEN g = 5000 THEN :'B'
+                                       ELSE '00000000-0000-4000-8000-' || lpad(to_hex(g + 1), 12, '0') END),
+                           ', '))::counter_crdt AS c,
+         array_agg(('00000000-0000-4000-8000-' || lpad(to_hex(g), 12, '0'))::uuid ORDER BY g DESC) AS ids
+    FROM generate_series(1, 5000) g;
+SELECT (SELECT count(*) FROM counter_crdt_folds(c)) AS records,
+       counter_crdt_forget_many(c, ids)::text AS forgotten,
+       counter_crdt_strip(c, :'B')::text AS stripped_target
+  FROM long_chain;
+DROP TABLE long_chain;
+RESET counter_crdt.node_id;

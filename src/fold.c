@@ -19,6 +19,7 @@
 
 #include "catalog/pg_type.h"
 #include "funcapi.h"
+#include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/uuid.h"
 
@@ -97,7 +98,8 @@ counter_crdt_fold(PG_FUNCTION_ARGS)
 
 /*
  * counter_crdt_forget(c, retired): c without the records of a finished fold
- * of retired (22023 when it is not finished), or c when it has none.
+ * of retired (22023 when it is not finished, or when c still carries
+ * retired's shard), or c when it has neither record nor shard of it.
  */
 PG_FUNCTION_INFO_V1(counter_crdt_forget);
 Datum
@@ -111,10 +113,10 @@ counter_crdt_forget(PG_FUNCTION_ARGS)
 	bool		changed;
 	cc_error	err;
 
-	if (!cc_fold_arg(fcinfo, &f) || f.nf == 0)
+	if (!cc_fold_arg(fcinfo, &f))
 		return cc_same(fcinfo);
 	shards = palloc(Max(f.n, 1) * CC_SHARD_SIZE);
-	folds = palloc(f.nf * CC_FOLD_SIZE);
+	folds = palloc(Max(f.nf, 1) * CC_FOLD_SIZE);
 	if (cc_fold_forget(&f, PG_GETARG_UUID_P(1)->data, shards, &n,
 					   folds, &nf, &changed, &err) != CC_OK)
 		cc_report(&err, NULL);
@@ -123,7 +125,8 @@ counter_crdt_forget(PG_FUNCTION_ARGS)
 
 /*
  * counter_crdt_strip(c, retired): c without anything of retired, for a copy
- * made before a fold that was forgotten since (cc_fold_strip()).
+ * made before a fold that was forgotten since (cc_fold_strip(): the records
+ * into retired go too, and the records that then lead nowhere).
  */
 PG_FUNCTION_INFO_V1(counter_crdt_strip);
 Datum
@@ -139,7 +142,10 @@ counter_crdt_strip(PG_FUNCTION_ARGS)
 		return cc_same(fcinfo);
 	shards = palloc(Max(f.n, 1) * CC_SHARD_SIZE);
 	folds = palloc(Max(f.nf, 1) * CC_FOLD_SIZE);
-	cc_fold_strip(&f, PG_GETARG_UUID_P(1)->data, shards, &n, folds, &nf);
+	cc_fold_strip(&f, PG_GETARG_UUID_P(1)->data,
+				  MemoryContextAllocHuge(CurrentMemoryContext,
+										 CC_FOLD_STRIP_WORK(f.nf)),
+				  shards, &n, folds, &nf);
 	return cc_fold_result(fcinfo, n != f.n || nf != f.nf, shards, n, folds, nf);
 }
 
@@ -269,6 +275,7 @@ counter_crdt_fold_many(PG_FUNCTION_ARGS)
 		bool		changed;
 		cc_error	err;
 
+		CHECK_FOR_INTERRUPTS();
 		if (cc_fold_apply(&w.cur, ids[i].data, cc_node_id(),
 						  w.shards[w.side], &n, w.folds[w.side], &nf,
 						  &changed, &err) != CC_OK)
@@ -284,57 +291,32 @@ counter_crdt_fold_many(PG_FUNCTION_ARGS)
 /*
  * counter_crdt_forget_many(c, retired[]): counter_crdt_forget(c, r) for
  * every r, in whatever order lets them all go (a writer that holds
- * another's fold goes after it); the first refusal when they cannot.
+ * another's fold goes after it), in one pass (cc_fold_forget_many()); the
+ * refusal of the first id that cannot go.
  */
 PG_FUNCTION_INFO_V1(counter_crdt_forget_many);
 Datum
 counter_crdt_forget_many(PG_FUNCTION_ARGS)
 {
 	cc_folded	f;
-	CcFoldWork	w;
 	const pg_uuid_t *ids;
-	bool	   *done;
-	int			count,
-				left;
+	int			count;
+	unsigned char *shards,
+			   *folds;
+	size_t		n,
+				nf;
+	bool		changed;
+	cc_error	err;
 
-	if (!cc_fold_arg(fcinfo, &f) || f.nf == 0)
+	if (!cc_fold_arg(fcinfo, &f))
 		return cc_same(fcinfo);
 	ids = cc_uuid_array(PG_GETARG_ARRAYTYPE_P(1), &count);
-	done = palloc0(Max(count, 1) * sizeof(bool));
-	cc_fold_work_init(&w, &f, f.n, f.nf);
-	left = count;
-	while (left > 0)
-	{
-		bool		progress = false;
-		cc_error	first;
-
-		first.code = CC_OK;
-		for (int i = 0; i < count; i++)
-		{
-			size_t		n,
-						nf;
-			bool		changed;
-			cc_error	err;
-
-			if (done[i])
-				continue;
-			if (cc_fold_forget(&w.cur, ids[i].data, w.shards[w.side], &n,
-							   w.folds[w.side], &nf, &changed, &err) != CC_OK)
-			{
-				if (first.code == CC_OK)
-					first = err;
-				continue;
-			}
-			if (changed)
-				cc_fold_work_swap(&w, n, nf);
-			done[i] = true;
-			left--;
-			progress = true;
-		}
-		if (!progress)
-			cc_report(&first, NULL);
-	}
-	if (!w.changed)
-		return cc_same(fcinfo);
-	PG_RETURN_POINTER(cc_make_folded(&w.cur));
+	shards = palloc(Max(f.n, 1) * CC_SHARD_SIZE);
+	folds = palloc(Max(f.nf, 1) * CC_FOLD_SIZE);
+	if (cc_fold_forget_many(&f, (const uint8_t *) ids, (size_t) count,
+							MemoryContextAllocHuge(CurrentMemoryContext,
+												   CC_FOLD_FORGET_MANY_WORK((size_t) count)),
+							shards, &n, folds, &nf, &changed, &err) != CC_OK)
+		cc_report(&err, NULL);
+	return cc_fold_result(fcinfo, changed, shards, n, folds, nf);
 }

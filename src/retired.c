@@ -24,7 +24,6 @@
  */
 #include "counter_crdt.h"
 #include "conflict_log.h"
-#include "fold_work.h"
 #include "retired.h"
 
 #include "access/heapam.h"
@@ -34,6 +33,7 @@
 #include "access/xact.h"
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
+#include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/inval.h"
 #include "utils/rel.h"
@@ -193,8 +193,12 @@ cc_retired_check_write(const uint8_t *writer)
 Datum
 cc_retired_strip(Datum value, bool *stripped, uint8_t **shard_ids, int *nshard_ids)
 {
-	cc_folded	f;
-	CcFoldWork	w;
+	cc_folded	f,
+				out;
+	uint8_t    *ids;
+	unsigned char *shards,
+			   *folds;
+	size_t		count = 0;
 
 	*stripped = false;
 	*shard_ids = NULL;
@@ -203,30 +207,38 @@ cc_retired_strip(Datum value, bool *stripped, uint8_t **shard_ids, int *nshard_i
 		cc_retired_load();
 	if (list_forgotten == 0 || cc_datum_folded(value, &f))
 		return value;			/* nothing forgotten here, or a tombstone */
-	cc_fold_work_init(&w, &f, f.n, f.nf);
+	/* the forgotten ids, ascending as the list is */
+	ids = palloc(list_forgotten * CC_ID_LEN);
 	for (int i = 0; i < list_n; i++)
+		if (list[i].forgotten)
+			memcpy(ids + count++ * CC_ID_LEN, list[i].id, CC_ID_LEN);
+	CHECK_FOR_INTERRUPTS();
+	shards = palloc(Max(f.n, 1) * CC_SHARD_SIZE);
+	folds = palloc(Max(f.nf, 1) * CC_FOLD_SIZE);
+	cc_fold_strip_many(&f, ids, count,
+					   MemoryContextAllocHuge(CurrentMemoryContext,
+											  CC_FOLD_STRIP_WORK(f.nf)),
+					   shards, &out.n, folds, &out.nf);
+	if (out.n == f.n && out.nf == f.nf)
+		return value;
+	/* the ids whose shard was there: copies from before their folds */
+	for (size_t i = 0; out.n != f.n && i < count; i++)
 	{
-		size_t		n,
-					nf;
+		size_t		pos = cc_id_lower_bound(f.shards, f.n, CC_SHARD_SIZE,
+											ids + i * CC_ID_LEN);
 
-		if (!list[i].forgotten)
-			continue;
-		cc_fold_strip(&w.cur, list[i].id, w.shards[w.side], &n, w.folds[w.side], &nf);
-		if (n != w.cur.n)
+		if (pos < f.n && cc_id_eq(f.shards + pos * CC_SHARD_SIZE, ids + i * CC_ID_LEN))
 		{
-			/* the writer's shard was there: a copy from before its fold */
 			if (*shard_ids == NULL)
-				*shard_ids = palloc(list_forgotten * CC_ID_LEN);
-			memcpy(*shard_ids + *nshard_ids * CC_ID_LEN, list[i].id, CC_ID_LEN);
+				*shard_ids = palloc(count * CC_ID_LEN);
+			memcpy(*shard_ids + *nshard_ids * CC_ID_LEN, ids + i * CC_ID_LEN, CC_ID_LEN);
 			(*nshard_ids)++;
 		}
-		if (n != w.cur.n || nf != w.cur.nf)
-			cc_fold_work_swap(&w, n, nf);
 	}
-	if (!w.changed)
-		return value;
+	out.shards = shards;
+	out.folds = folds;
 	*stripped = true;
-	return PointerGetDatum(cc_make_folded(&w.cur));
+	return PointerGetDatum(cc_make_folded(&out));
 }
 
 /*

@@ -22,6 +22,8 @@
 
 #include "cc_fold.h"
 #include "cc_test.h"
+#include "cc_test_folds.h"
+#include "cc_test_shapes.h"
 #include "cc_test_states.h"
 
 /* ------------------------------------------------------------ by hand */
@@ -259,7 +261,9 @@ test_by_hand(void)
 			cc_folded	vt = hv(&three);
 
 			memset(&st, 0, sizeof(st));
-			cc_fold_strip(&vt, IA, st.s, &st.n, st.f, &st.nf);
+			static size_t sw[CC_FOLD_STRIP_WORK(HF) / sizeof(size_t) + 1];
+
+			cc_fold_strip(&vt, IA, sw, st.s, &st.n, st.f, &st.nf);
 			CHECK(st.n == 2 && st.nf == 0);
 			m = hmerge(&r, &st);
 			CHECK(htotal(&m) == 117);
@@ -1066,7 +1070,12 @@ schedule(void)
 				if (!forgot[k])
 					continue;
 				v = fv(&st);
-				cc_fold_strip(&v, w.id[k], x.s, &x.n, x.f, &x.nf);
+				static size_t sw[CC_FOLD_STRIP_WORK(MAXF) / sizeof(size_t) + 1];
+
+				cc_fold_strip(&v, w.id[k], sw, x.s, &x.n, x.f, &x.nf);
+				if (cc_fold_check(&(cc_folded) {x.s, x.n, x.f, x.nf},
+								  CC_ERR_BINARY, NULL) != CC_OK)
+					f_canon++;
 				memcpy(x.known, st.known, sizeof(st.known));
 				fcopy(&st, &x);
 				s_stripped++;
@@ -1075,6 +1084,808 @@ schedule(void)
 			fcheck(&w, &x, &f_late);
 		}
 	}
+}
+
+/* ------------------------------------------------- forget, strip, cycles */
+
+#define GP 7					/* writers of a generated world */
+#define GF (GP * GP)			/* records at most */
+
+typedef struct gstate
+{
+	unsigned char s[GP * CC_SHARD_SIZE];
+	size_t		n;
+	unsigned char f[GF * CC_FOLD_SIZE];
+	size_t		nf;
+} gstate;
+
+static uint8_t gid[GP][CC_ID_LEN];
+static size_t gwork[(CC_FOLD_STRIP_WORK(GF) + CC_FOLD_FORGET_MANY_WORK(4 * GP)) /
+					sizeof(size_t) + 1];
+
+static cc_folded
+gv(const gstate *g)
+{
+	cc_folded	v = {g->s, g->n, g->f, g->nf};
+
+	return v;
+}
+
+static bool
+gsame(const gstate *a, const gstate *b)
+{
+	return a->n == b->n && a->nf == b->nf &&
+		memcmp(a->s, b->s, a->n * CC_SHARD_SIZE) == 0 &&
+		memcmp(a->f, b->f, a->nf * CC_FOLD_SIZE) == 0;
+}
+
+static bool
+gcheck(const gstate *g)
+{
+	cc_folded	v = gv(g);
+
+	return cc_check_canonical(g->s, g->n, CC_ERR_BINARY, NULL) == CC_OK &&
+		cc_fold_check(&v, CC_ERR_BINARY, NULL) == CC_OK;
+}
+
+/*
+ * A state that servers of GP writers can reach: three servers start from
+ * one set of shards, then increment, fold any writer into their own (two
+ * at once, and into each other, among them: cycles), merge each other's
+ * values, forget and strip.
+ */
+static void
+gworld(gstate *out)
+{
+	static gstate srv[3],
+				next;
+	int			writer[3];
+	int			steps = 4 + (int) (fr() % 24);
+
+	cc_shard	sh[GP];
+
+	memset(&srv[0], 0, sizeof(gstate));
+	for (int k = 0; k < GP; k++)
+		if (fr() % 3 != 0)
+		{
+			memcpy(sh[srv[0].n].id, gid[k], CC_ID_LEN);
+			sh[srv[0].n].clock = 1 + (int64_t) (fr() % 3);
+			sh[srv[0].n].value = (int64_t) (fr() % 21) - 10;
+			srv[0].n++;
+		}
+	cc_test_sort_by_id(sh, srv[0].n);
+	for (size_t i = 0; i < srv[0].n; i++)
+		cc_store(srv[0].s, i, &sh[i]);
+	srv[1] = srv[2] = srv[0];
+	for (int i = 0; i < 3; i++)
+		writer[i] = (int) (fr() % GP);
+	for (int t = 0; t < steps; t++)
+	{
+		int			i = (int) (fr() % 3),
+					j = (int) (fr() % 3),
+					k = (int) (fr() % GP);
+		cc_folded	v = gv(&srv[i]),
+					w = gv(&srv[j]);
+		bool		changed = false;
+		unsigned	op = (unsigned) (fr() % 100);
+
+		memset(&next, 0, sizeof(next));
+		if (op < 25)
+		{
+			if (cc_fold_increment(&v, gid[writer[i]], (int64_t) (fr() % 9) - 4,
+								  false, next.s, &next.n, NULL) == CC_OK)
+			{
+				memcpy(next.f, srv[i].f, srv[i].nf * CC_FOLD_SIZE);
+				next.nf = srv[i].nf;
+				changed = true;
+			}
+		}
+		else if (op < 60)
+			changed = cc_fold_apply(&v, gid[k], gid[writer[i]], next.s, &next.n,
+									next.f, &next.nf, &changed, NULL) == CC_OK &&
+				changed;
+		else if (op < 85)
+		{
+			if (srv[i].n + srv[j].n <= GP && srv[i].nf + srv[j].nf <= GF)
+			{
+				cc_fold_merge(&v, &w, next.s, &next.n, next.f, &next.nf);
+				changed = true;
+			}
+		}
+		else if (op < 93)
+			changed = cc_fold_forget(&v, gid[k], next.s, &next.n, next.f,
+									 &next.nf, &changed, NULL) == CC_OK && changed;
+		else if (op < 96)
+		{
+			cc_fold_strip(&v, gid[k], gwork, next.s, &next.n, next.f, &next.nf);
+			changed = true;
+		}
+		else
+			writer[i] = (int) (fr() % GP);	/* a new id for the server */
+		if (changed)
+			srv[i] = next;
+	}
+	{
+		cc_folded	a = gv(&srv[0]),
+					b = gv(&srv[1]);
+
+		memset(out, 0, sizeof(*out));
+		if (srv[0].n + srv[1].n <= GP && srv[0].nf + srv[1].nf <= GF)
+			cc_fold_merge(&a, &b, out->s, &out->n, out->f, &out->nf);
+		else
+			*out = srv[fr() % 3];
+	}
+	/* now and then a live writer finishes the folds of all the others */
+	if (fr() % 2 == 0 && out->n > 0)
+	{
+		uint8_t		t[CC_ID_LEN];
+
+		memcpy(t, out->s + (fr() % out->n) * CC_SHARD_SIZE, CC_ID_LEN);
+		if (cc_fold_is_retired(out->f, out->nf, t))
+			return;
+		for (int round = 0; round < 2; round++)
+			for (int k = 0; k < GP; k++)
+			{
+				cc_folded	v = gv(out);
+				bool		changed;
+
+				memset(&next, 0, sizeof(next));
+				if (!cc_id_eq(gid[k], t) &&
+					cc_fold_apply(&v, gid[k], t, next.s, &next.n, next.f, &next.nf,
+								  &changed, NULL) == CC_OK && changed)
+					*out = next;
+			}
+	}
+}
+
+/* The writer of id among gid, or -1. */
+static int
+gwho(const uint8_t *id)
+{
+	for (int k = 0; k < GP; k++)
+		if (cc_id_eq(gid[k], id))
+			return k;
+	return -1;
+}
+
+/*
+ * A model of forgetting a set, apart from the core: why each writer cannot
+ * go by itself (1 a shard and no record, 2 a shard or a count outstanding,
+ * 3 a record from outside), then the stuck spread along the records.
+ */
+static void
+gforget_model(const gstate *g, const bool *in, int *why)
+{
+	bool		shard[GP] = {false},
+				recs[GP] = {false};
+	int64_t		best_clock[GP] = {0},
+				best_value[GP] = {0};
+	wide		absorbed[GP] = {0};
+	bool		more = true;
+
+	for (size_t i = 0; i < g->n; i++)
+	{
+		cc_shard	sh;
+		int			k;
+
+		cc_load(g->s, i, &sh);
+		if ((k = gwho(sh.id)) >= 0)
+			shard[k] = true;
+	}
+	for (size_t i = 0; i < g->nf; i++)
+	{
+		cc_fold		f;
+		int			k;
+
+		cc_fold_load(g->f, i, &f);
+		k = gwho(f.retired);
+		recs[k] = true;
+		absorbed[k] += f.absorbed;
+		if (f.aclock > best_clock[k] ||
+			(f.aclock == best_clock[k] && f.avalue > best_value[k]))
+		{
+			best_clock[k] = f.aclock;
+			best_value[k] = f.avalue;
+		}
+	}
+	for (int k = 0; k < GP; k++)
+	{
+		why[k] = 0;
+		if (!in[k])
+			continue;
+		if (!recs[k])
+			why[k] = shard[k] ? 1 : 0;
+		else if (shard[k] || (wide) best_value[k] - absorbed[k] != 0)
+			why[k] = 2;
+	}
+	while (more)
+	{
+		more = false;
+		for (size_t i = 0; i < g->nf; i++)
+		{
+			cc_fold		f;
+			int			a,
+						t;
+
+			cc_fold_load(g->f, i, &f);
+			a = gwho(f.retired);
+			t = gwho(f.target);
+			if (in[t] && why[t] == 0 && (!in[a] || why[a] != 0))
+			{
+				why[t] = 3;
+				more = true;
+			}
+		}
+	}
+}
+
+static long fm_cases,
+			fm_ok,
+			fm_refused,
+			fm_cycles,
+			fm_fail,
+			st_cases,
+			st_cascade,
+			st_fail,
+			cy_seen;
+
+/* Whether the records hold a cycle (a retired writer reaches itself). */
+static bool
+gcycle(const gstate *g)
+{
+	bool		edge[GP][GP] = {{false}};
+
+	for (size_t i = 0; i < g->nf; i++)
+		edge[gwho(g->f + i * CC_FOLD_SIZE)][gwho(g->f + i * CC_FOLD_SIZE + CC_ID_LEN)] = true;
+	for (int m = 0; m < GP; m++)
+		for (int a = 0; a < GP; a++)
+			for (int b = 0; b < GP; b++)
+				if (edge[a][m] && edge[m][b])
+					edge[a][b] = true;
+	for (int a = 0; a < GP; a++)
+		if (edge[a][a])
+			return true;
+	return false;
+}
+
+/*
+ * forget_many against forgetting one id at a time, in rounds until none
+ * goes (what the glue did), and against the model; the first refusal is
+ * the model's first stuck id, named in the sentence.
+ */
+static void
+gforget_case(const gstate *g)
+{
+	static gstate many,
+				seq,
+				next;
+	uint8_t		ids[4 * GP][CC_ID_LEN];
+	bool		in[GP] = {false},
+				done[4 * GP] = {false};
+	int			why[GP],
+				who[4 * GP],
+				count = (int) (fr() % (2 * GP + 1)),
+				left,
+				first = -1;
+	cc_folded	v = gv(g);
+	bool		changed,
+				seq_ok = true;
+	cc_error	err,
+				serr;
+	cc_code		code;
+
+	for (int i = 0; i < count; i++)
+	{
+		who[i] = (int) (fr() % GP);
+		if (g->nf > 0 && fr() % 3 != 0)
+			who[i] = gwho(g->f + (fr() % g->nf) * CC_FOLD_SIZE);
+		memcpy(ids[i], gid[who[i]], CC_ID_LEN);
+		in[who[i]] = true;
+	}
+	memset(&many, 0, sizeof(many));
+	code = cc_fold_forget_many(&v, &ids[0][0], (size_t) count, gwork, many.s,
+							   &many.n, many.f, &many.nf, &changed, &err);
+	if (code != CC_OK || !changed)
+		many = *g;
+	fm_cases++;
+
+	/* one at a time */
+	seq = *g;
+	left = count;
+	serr.code = CC_OK;
+	while (left > 0)
+	{
+		bool		progress = false;
+
+		serr.code = CC_OK;
+		for (int i = 0; i < count; i++)
+		{
+			cc_folded	sv = gv(&seq);
+			bool		ch;
+			cc_error	e;
+
+			if (done[i])
+				continue;
+			memset(&next, 0, sizeof(next));
+			if (cc_fold_forget(&sv, ids[i], next.s, &next.n, next.f, &next.nf,
+							   &ch, &e) != CC_OK)
+			{
+				if (serr.code == CC_OK)
+					serr = e;
+				continue;
+			}
+			if (ch)
+				seq = next;
+			done[i] = true;
+			left--;
+			progress = true;
+		}
+		if (!progress)
+		{
+			seq_ok = false;
+			break;
+		}
+	}
+
+	gforget_model(g, in, why);
+	for (int i = 0; i < count && first < 0; i++)
+		if (why[who[i]] != 0)
+			first = i;
+	if (first < 0)
+	{
+		/* the model: every record of the set gone */
+		gstate		m = *g;
+
+		m.nf = 0;
+		for (size_t i = 0; i < g->nf; i++)
+			if (!in[gwho(g->f + i * CC_FOLD_SIZE)])
+				memcpy(m.f + m.nf++ * CC_FOLD_SIZE, g->f + i * CC_FOLD_SIZE, CC_FOLD_SIZE);
+		if (code != CC_OK || !gsame(&many, &m) || changed != (m.nf != g->nf) ||
+			!gcheck(&many))
+			fm_fail++;
+		else
+			fm_ok++;
+		if (seq_ok ? !gsame(&seq, &many) : !gcycle(g))
+			fm_fail++;
+		if (!seq_ok)
+			fm_cycles++;
+	}
+	else
+	{
+		char		name[CC_UUID_TEXT_LEN + 1];
+		static const char *const words[] = {"", "still has a shard", "not finished",
+		"holds the fold"};
+
+		cc_uuid_format(ids[first], name);
+		if (code != CC_ERR_ARGUMENT || changed || seq_ok ||
+			strstr(err.detail, name) == NULL ||
+			strstr(err.detail, words[why[who[first]]]) == NULL)
+		{
+			if (fm_fail++ < 3)
+				fprintf(stderr, "forget_many: code %d, \"%s\", expected %s for %s\n",
+						(int) code, code ? err.detail : "", words[why[who[first]]], name);
+		}
+		else
+			fm_refused++;
+		if (serr.code != CC_ERR_ARGUMENT)
+			fm_fail++;
+	}
+}
+
+/*
+ * strip_many of a set against cc_fold_strip() of each id in turn and
+ * against a model of the cascade; every result passes cc_fold_check().
+ */
+static void
+gstrip_case(const gstate *g)
+{
+	static gstate many,
+				seq,
+				next;
+	uint8_t		ids[2 * GP][CC_ID_LEN];
+	bool		in[GP] = {false},
+				dead[GF] = {false},
+				more = true;
+	int			count = 0;
+	cc_folded	v = gv(g);
+
+	for (int k = 0; k < GP; k++)
+		if (fr() % 4 == 0)
+		{
+			in[k] = true;
+			memcpy(ids[count++], gid[k], CC_ID_LEN);
+			if (fr() % 8 == 0)
+				memcpy(ids[count++], gid[k], CC_ID_LEN);
+		}
+	/* ascending, as cc_fold_strip_many() takes them */
+	for (int i = 1; i < count; i++)
+		for (int j = i; j > 0 && cc_id_cmp(ids[j - 1], ids[j]) > 0; j--)
+		{
+			uint8_t		t[CC_ID_LEN];
+
+			memcpy(t, ids[j], CC_ID_LEN);
+			memcpy(ids[j], ids[j - 1], CC_ID_LEN);
+			memcpy(ids[j - 1], t, CC_ID_LEN);
+		}
+	memset(&many, 0, sizeof(many));
+	cc_fold_strip_many(&v, &ids[0][0], (size_t) count, gwork, many.s, &many.n,
+					   many.f, &many.nf);
+	seq = *g;
+	for (int i = 0; i < count; i++)
+	{
+		cc_folded	sv = gv(&seq);
+
+		memset(&next, 0, sizeof(next));
+		cc_fold_strip(&sv, ids[i], gwork, next.s, &next.n, next.f, &next.nf);
+		seq = next;
+	}
+	st_cases++;
+
+	/* the model */
+	for (size_t i = 0; i < g->nf; i++)
+	{
+		const unsigned char *p = g->f + i * CC_FOLD_SIZE;
+
+		dead[i] = in[gwho(p)] || in[gwho(p + CC_ID_LEN)];
+	}
+	while (more)
+	{
+		more = false;
+		for (size_t i = 0; i < g->nf; i++)
+		{
+			const unsigned char *t = g->f + i * CC_FOLD_SIZE + CC_ID_LEN;
+			bool		held = false;
+			cc_fold		f;
+
+			if (dead[i])
+				continue;
+			cc_fold_load(g->f, i, &f);
+			for (size_t j = 0; j < g->n; j++)
+			{
+				cc_shard	sh;
+
+				cc_load(g->s, j, &sh);
+				if (cc_id_eq(sh.id, t) && !in[gwho(t)] && sh.clock >= f.tclock)
+					held = true;
+			}
+			for (size_t j = 0; j < g->nf; j++)
+				if (!dead[j] && cc_id_eq(g->f + j * CC_FOLD_SIZE, t))
+					held = true;
+			if (!held)
+			{
+				dead[i] = true;
+				more = true;
+				st_cascade++;
+			}
+		}
+	}
+	{
+		gstate		m;
+
+		memset(&m, 0, sizeof(m));
+		for (size_t j = 0; j < g->n; j++)
+			if (!in[gwho(g->s + j * CC_SHARD_SIZE)])
+				memcpy(m.s + m.n++ * CC_SHARD_SIZE, g->s + j * CC_SHARD_SIZE, CC_SHARD_SIZE);
+		for (size_t i = 0; i < g->nf; i++)
+			if (!dead[i])
+				memcpy(m.f + m.nf++ * CC_FOLD_SIZE, g->f + i * CC_FOLD_SIZE, CC_FOLD_SIZE);
+		if (!gsame(&many, &m) || !gsame(&seq, &m) || !gcheck(&many))
+			st_fail++;
+	}
+}
+
+/* Cycles made by folds on two or three servers at once, by hand. */
+static void
+test_cycles(void)
+{
+	static const char base[] =
+		"{00000000-0000-4000-8000-00000000000a:1:10, "
+		"00000000-0000-4000-8000-00000000000b:1:20, "
+		"00000000-0000-4000-8000-00000000000c:1:30, "
+		"00000000-0000-4000-8000-00000000000d:1:40}";
+	unsigned char buf[64 * CC_SHARD_SIZE];
+	uint8_t		w[4][CC_ID_LEN];
+	gstate		g0,
+				x[3],
+				m,
+				r;
+	cc_folded	st,
+				v;
+	bool		tomb,
+				changed;
+	cc_error	err;
+	char		text[4096];
+
+	for (int k = 0; k < 4; k++)
+	{
+		char		idtext[] = "00000000-0000-4000-8000-00000000000a";
+
+		idtext[35] = (char) ('a' + k);
+		cc_uuid_parse(idtext, 36, w[k]);
+		memcpy(gid[k], w[k], CC_ID_LEN);	/* gcycle() knows them */
+	}
+	memset(&g0, 0, sizeof(g0));
+	CHECK(cc_parse_folded(NULL, base, sizeof(base) - 1, buf, &st, &tomb, NULL) == CC_OK);
+	memcpy(g0.s, st.shards, st.n * CC_SHARD_SIZE);
+	g0.n = st.n;
+
+	/* A into B on B's server, B into C on C's, C into A on A's, at once */
+	for (int i = 0; i < 3; i++)
+	{
+		v = gv(&g0);
+		memset(&x[i], 0, sizeof(x[i]));
+		CHECK(cc_fold_apply(&v, w[i], w[(i + 1) % 3], x[i].s, &x[i].n, x[i].f,
+							&x[i].nf, &changed, NULL) == CC_OK && changed);
+	}
+	/* two of them merged: a chain; all three: a cycle, accepted, exact */
+	m = x[0];
+	for (int i = 1; i < 3; i++)
+	{
+		cc_folded	a = gv(&m),
+					b = gv(&x[i]);
+		gstate		t;
+
+		memset(&t, 0, sizeof(t));
+		cc_fold_merge(&a, &b, t.s, &t.n, t.f, &t.nf);
+		m = t;
+		CHECK(gcheck(&m) && gcycle(&m) == (i == 2));
+	}
+	v = gv(&m);
+	{
+		int64_t		wr,
+					lo;
+
+		cc_fold_total(&v, &wr, &lo);
+		CHECK(m.nf == 3 && wr == 0 && lo == 100);
+	}
+	/* through the text form too */
+	CHECK(cc_format_folded(NULL, &v, text) > 0);
+	CHECK(cc_parse_folded(NULL, text, strlen(text), buf, &st, &tomb, &err) == CC_OK &&
+		  st.nf == 3);
+
+	/* D folds A, B and C, each finished; no one of them goes alone */
+	r = m;
+	for (int k = 0; k < 3; k++)
+	{
+		gstate		t;
+
+		v = gv(&r);
+		memset(&t, 0, sizeof(t));
+		CHECK(cc_fold_apply(&v, w[k], w[3], t.s, &t.n, t.f, &t.nf, &changed, NULL) == CC_OK);
+		if (changed)
+			r = t;
+	}
+	v = gv(&r);
+	CHECK(gcheck(&r) && r.n == 1);
+	for (int k = 0; k < 3; k++)
+	{
+		gstate		t;
+
+		CHECK(cc_fold_forget(&v, w[k], t.s, &t.n, t.f, &t.nf, &changed, &err) == CC_ERR_ARGUMENT &&
+			  strstr(err.detail, "holds the fold") != NULL);
+	}
+	/* all three at once: the cycle goes, the total stays */
+	{
+		gstate		t;
+		int64_t		wr,
+					lo;
+
+		memset(&t, 0, sizeof(t));
+		CHECK(cc_fold_forget_many(&v, &w[0][0], 3, gwork, t.s, &t.n, t.f, &t.nf,
+								  &changed, &err) == CC_OK && changed && t.nf == 0);
+		v = gv(&t);
+		cc_fold_total(&v, &wr, &lo);
+		CHECK(wr == 0 && lo == 100 && gcheck(&t));
+		/* two of the three: the third holds the cycle up */
+		v = gv(&r);
+		CHECK(cc_fold_forget_many(&v, &w[0][0], 2, gwork, t.s, &t.n, t.f, &t.nf,
+								  &changed, &err) == CC_ERR_ARGUMENT && !changed);
+	}
+
+	/* the same by text: A>B, B>A as two servers' folds into each other make */
+	{
+		static const char lit[] =
+			"{00000000-0000-4000-8000-00000000000a:2:30, 00000000-0000-4000-8000-00000000000b:2:30} "
+			"folded {00000000-0000-4000-8000-00000000000a>00000000-0000-4000-8000-00000000000b:2:1:10:10, "
+			"00000000-0000-4000-8000-00000000000b>00000000-0000-4000-8000-00000000000a:2:1:20:20}";
+
+		CHECK(cc_parse_folded(NULL, lit, sizeof(lit) - 1, buf, &st, &tomb, &err) == CC_OK);
+	}
+}
+
+/*
+ * A record into a retired writer whose shard is older than the record's
+ * tclock is accepted (a copy merged carelessly after a forget makes it);
+ * stripping what keeps the writer retired drops the record too.
+ */
+static void
+test_check_more(void)
+{
+	static const char ok[] =
+		"{00000000-0000-4000-8000-00000000000b:3:30, 00000000-0000-4000-8000-00000000000c:2:30} "
+		"folded {00000000-0000-4000-8000-00000000000a>00000000-0000-4000-8000-00000000000b:4:1:10:10, "
+		"00000000-0000-4000-8000-00000000000b>00000000-0000-4000-8000-00000000000c:2:2:20:20}";
+	char		bad[sizeof(ok)];
+	unsigned char buf[64 * CC_SHARD_SIZE];
+	cc_folded	st;
+	gstate		t;
+	uint8_t		c[CC_ID_LEN];
+	bool		tomb;
+	cc_error	err;
+	char	   *p;
+
+	CHECK(cc_parse_folded(NULL, ok, sizeof(ok) - 1, buf, &st, &tomb, &err) == CC_OK);
+	cc_uuid_parse("00000000-0000-4000-8000-00000000000c", 36, c);
+	cc_fold_strip(&st, c, gwork, t.s, &t.n, t.f, &t.nf);
+	CHECK(t.n == 1 && t.nf == 0 && gcheck(&t));
+	/* C is not retired: its shard must be at B>C's tclock */
+	memcpy(bad, ok, sizeof(ok));
+	p = strstr(bad, "c:2:2:20");
+	p[2] = '3';
+	CHECK(cc_parse_folded(NULL, bad, sizeof(bad) - 1, buf, &st, &tomb, &err) == CC_ERR_SYNTAX &&
+		  strstr(err.detail, "tclock 3") != NULL);
+}
+
+/* forget with a shard; strip into a writer; by hand. */
+static void
+test_forget_strip_by_hand(void)
+{
+	static const char lit[] =
+		"{00000000-0000-4000-8000-00000000000a:1:10, 00000000-0000-4000-8000-00000000000c:3:30}";
+	static const char chain[] =
+		"{00000000-0000-4000-8000-00000000000d:5:60} "
+		"folded {00000000-0000-4000-8000-00000000000a>00000000-0000-4000-8000-00000000000b:2:1:10:10, "
+		"00000000-0000-4000-8000-00000000000b>00000000-0000-4000-8000-00000000000c:2:2:20:20, "
+		"00000000-0000-4000-8000-00000000000c>00000000-0000-4000-8000-00000000000d:5:2:60:60}";
+	unsigned char buf[64 * CC_SHARD_SIZE];
+	gstate		t;
+	cc_folded	st;
+	uint8_t		a[CC_ID_LEN],
+				c[CC_ID_LEN],
+				e[CC_ID_LEN];
+	bool		tomb,
+				changed = true;
+	cc_error	err;
+
+	cc_uuid_parse("00000000-0000-4000-8000-00000000000a", 36, a);
+	cc_uuid_parse("00000000-0000-4000-8000-00000000000c", 36, c);
+	cc_uuid_parse("00000000-0000-4000-8000-00000000000e", 36, e);
+	CHECK(cc_parse_folded(NULL, lit, sizeof(lit) - 1, buf, &st, &tomb, NULL) == CC_OK);
+	/* a's shard, no record: refused, alone or in a set */
+	CHECK(cc_fold_forget(&st, a, t.s, &t.n, t.f, &t.nf, &changed, &err) == CC_ERR_ARGUMENT &&
+		  !changed && strstr(err.detail, "still has a shard") != NULL);
+	CHECK(cc_fold_forget_many(&st, a, 1, gwork, t.s, &t.n, t.f, &t.nf, &changed, &err) ==
+		  CC_ERR_ARGUMENT && !changed);
+	/* neither shard nor record: nothing to do */
+	CHECK(cc_fold_forget(&st, e, t.s, &t.n, t.f, &t.nf, &changed, &err) == CC_OK && !changed);
+	CHECK(cc_fold_forget_many(&st, e, 1, gwork, t.s, &t.n, t.f, &t.nf, &changed, &err) == CC_OK &&
+		  !changed);
+
+	/* stripping C from A>B>C>D: C>D and B>C go, then A>B (B is gone) */
+	CHECK(cc_parse_folded(NULL, chain, sizeof(chain) - 1, buf, &st, &tomb, NULL) == CC_OK);
+	cc_fold_strip(&st, c, gwork, t.s, &t.n, t.f, &t.nf);
+	CHECK(t.n == 1 && t.nf == 0 && gcheck(&t));
+	/* stripping A: B>C and C>D stay */
+	cc_fold_strip(&st, a, gwork, t.s, &t.n, t.f, &t.nf);
+	CHECK(t.n == 1 && t.nf == 2 && gcheck(&t));
+}
+
+/*
+ * The shapes that were quadratic or cubic, at 10^5 records: checked,
+ * forgotten in the order that takes most rounds one at a time, stripped.
+ */
+static void
+test_big_shapes(void)
+{
+	const size_t k = 100000;
+	unsigned char *shards = malloc(cc_test_shape_shards(k) * CC_SHARD_SIZE),
+			   *folds = malloc(k * CC_FOLD_SIZE),
+			   *out = malloc(cc_test_shape_shards(k) * CC_SHARD_SIZE),
+			   *fout = malloc(k * CC_FOLD_SIZE);
+	uint8_t    *ids = malloc(k * CC_ID_LEN);
+	void	   *work = malloc(CC_FOLD_FORGET_MANY_WORK(k) + CC_FOLD_STRIP_WORK(k));
+
+	for (int kind = CC_SHAPE_FLAT; kind <= CC_SHAPE_STAR; kind++)
+	{
+		cc_folded	st;
+		size_t		nr,
+					n,
+					nf;
+		bool		changed;
+		cc_error	err;
+		uint8_t		last[CC_ID_LEN];
+
+		cc_test_shape((cc_test_shape_kind) kind, k, shards, folds, &st, ids, &nr);
+		CHECKF(cc_fold_check(&st, CC_ERR_BINARY, &err) == CC_OK, "shape %d: %s", kind, err.detail);
+		CHECKF(cc_fold_forget_many(&st, ids, nr, work, out, &n, fout, &nf, &changed, &err) == CC_OK &&
+			   changed && nf == 0 && n == st.n, "shape %d: %s", kind, err.detail);
+		/* without the last id (the chain's first writer, one A of the star) */
+		CHECK(cc_fold_forget_many(&st, ids, nr - 1, work, out, &n, fout, &nf,
+								  &changed, &err) == (kind == CC_SHAPE_FLAT ? CC_OK : CC_ERR_ARGUMENT));
+		/* stripping the live end takes every record; the star's first C one */
+		cc_test_shape_id(last, kind == CC_SHAPE_STAR ? k / 2 + 1 : k);
+		cc_fold_strip(&st, last, work, out, &n, fout, &nf);
+		CHECK(nf == (kind == CC_SHAPE_STAR ? k - 1 : 0));
+		{
+			cc_folded	o = {out, n, fout, nf};
+
+			CHECK(cc_fold_check(&o, CC_ERR_BINARY, NULL) == CC_OK);
+		}
+	}
+	free(shards);
+	free(folds);
+	free(out);
+	free(fout);
+	free(ids);
+	free(work);
+}
+
+static void
+test_forget_strip(long cases)
+{
+	gstate		g;
+
+	test_cycles();
+	test_check_more();
+	test_forget_strip_by_hand();
+	test_big_shapes();
+	for (int k = 0; k < GP; k++)
+		if (k < CC_EDGE_IDS && fr() % 2 == 0)
+			memcpy(gid[k], cc_edge_ids[k], CC_ID_LEN);
+		else
+			for (int b = 0; b < CC_ID_LEN; b++)
+				gid[k][b] = (uint8_t) fr();
+	for (long i = 0; i < cases; i++)
+	{
+		gworld(&g);
+		if (!gcheck(&g))
+		{
+			cc_folded	v = gv(&g);
+			cc_error	err;
+
+			err.detail[0] = 0;
+			(void) cc_fold_check(&v, CC_ERR_BINARY, &err);
+			if (fm_fail++ < 3)
+				fprintf(stderr, "forget_strip: a world's state fails cc_fold_check: %s\n",
+						err.detail);
+			continue;
+		}
+		cy_seen += gcycle(&g);
+		gforget_case(&g);
+		gstrip_case(&g);
+	}
+	/* strip of the states the form tests use */
+	for (long i = 0; i < cases / 4; i++)
+	{
+		cc_test_folded tf;
+		gstate		o;
+		cc_folded	v;
+		uint8_t		id[CC_ID_LEN];
+
+		cc_test_random_folded(&frng, &tf);
+		v = cc_test_folded_view(&tf);
+		memcpy(id, (fr() & 1) ? tf.f + (fr() % tf.nf) * CC_FOLD_SIZE + (fr() & 1) * CC_ID_LEN
+			   : tf.s + (fr() % (tf.n ? tf.n : 1)) * CC_SHARD_SIZE, CC_ID_LEN);
+		{
+			static size_t w[CC_FOLD_STRIP_WORK(CC_TF_FOLDS) / sizeof(size_t) + 1];
+			static unsigned char s2[CC_TF_SHARDS * CC_SHARD_SIZE],
+						f2[CC_TF_FOLDS * CC_FOLD_SIZE];
+			cc_folded	r;
+
+			cc_fold_strip(&v, id, w, s2, &r.n, f2, &r.nf);
+			r.shards = s2;
+			r.folds = f2;
+			if (cc_fold_check(&r, CC_ERR_BINARY, NULL) != CC_OK)
+				st_fail++;
+			st_cases++;
+		}
+		(void) o;
+	}
+	printf("fold: forget_many %ld sets: %ld forgotten (%ld of them cycles one at a time cannot), "
+		   "%ld refused; strip %ld cases, %ld records dropped by the cascade; %ld worlds with cycles\n",
+		   fm_cases, fm_ok, fm_cycles, fm_refused, st_cases, st_cascade, cy_seen);
+	CHECKF(fm_fail == 0, "%ld forget_many cases off", fm_fail);
+	CHECKF(st_fail == 0, "%ld strip cases off", st_fail);
 }
 
 void
@@ -1096,6 +1907,7 @@ test_fold(long cases)
 	}
 	for (long i = 0; i < cases; i++)
 		schedule();
+	test_forget_strip(cases / 5 > 100000 ? cases / 5 : cases);
 	printf("fold: %ld schedules: %ld folds (%ld leaving a count to take or give back), "
 		   "%ld with two targets of one writer, %ld retired writes refused, "
 		   "%ld records forgotten, %ld copies stripped, %ld folds refused as leaving bigint\n",

@@ -76,10 +76,18 @@ typedef struct cc_folded
  * aclock, a shard of every target that is not retired, at tclock or later.
  * fail is the code to report (syntax or binary); the sentence names the
  * record ("Fold record A>T ...") or the writer at fault.
+ * O(nf (log n + log nf)).
+ *
+ * Cycles of records (A>B and B>A) are accepted: two servers that fold A
+ * into B and B into A at once make one when their values merge, and the
+ * total stays exact.  cc_fold_forget_many() forgets such a cycle whole.
  */
 cc_code		cc_fold_check(const cc_folded *s, cc_code fail, cc_error *err);
 
-/* Whether id is a retired writer of the state (it has a record as such). */
+/*
+ * Whether id is a retired writer of the state (it has a record as such):
+ * one binary search.
+ */
 bool		cc_fold_is_retired(const unsigned char *folds, size_t nf,
 							   const uint8_t *id);
 
@@ -125,25 +133,75 @@ cc_code		cc_fold_apply(const cc_folded *s, const uint8_t *a, const uint8_t *t,
 
 /*
  * Forgets a finished fold of a: its records are dropped (the total stays).
- * CC_ERR_ARGUMENT, out untouched, when a's shard is there or something is
- * outstanding.  *changed is false when a has no record.  Forgetting is the
- * step that needs proof that no copy still holding a's shard will arrive:
- * after it, such a copy would count a again unless stripped
- * (cc_fold_strip()).
+ * CC_ERR_ARGUMENT, out untouched, when a's shard is there (with records or
+ * without: a fold not finished or never run), when something of a is
+ * outstanding, or when a still holds another retired writer's fold (a
+ * record into a).  *changed is false when a has neither record nor shard.
+ * Forgetting is the step that needs proof that no copy still holding a's
+ * shard will arrive: after it, such a copy would count a again unless
+ * stripped (cc_fold_strip()).
  */
 cc_code		cc_fold_forget(const cc_folded *s, const uint8_t *a,
 						   unsigned char *out, size_t *nout,
 						   unsigned char *fout, size_t *nfout,
 						   bool *changed, cc_error *err);
 
+/* One id of cc_fold_forget_many()'s scratch. */
+typedef struct cc_fold_slot
+{
+	uint8_t		id[CC_ID_LEN];
+	size_t		pos;			/* its first place in the ids given */
+	size_t		lo;				/* its records, [lo, end) */
+	size_t		end;
+	int			why;			/* why it cannot go, 0 when it can */
+	bool		stuck;
+} cc_fold_slot;
+
+#define CC_FOLD_FORGET_MANY_WORK(count) \
+	(((count) > 0 ? (count) : 1) * (sizeof(cc_fold_slot) + sizeof(size_t)))
+
 /*
- * A copy without anything of a (its shard and its records), for a late
- * copy met after a was forgotten.  out and fout have room for s->n and
- * s->nf.
+ * cc_fold_forget() of each of the count ids (16 bytes each, any order,
+ * repeats allowed) in one step: all of them go, their records dropped, when
+ * each has no shard and nothing outstanding and every record into it comes
+ * from a writer of the set (which goes with it: forgetting them one by one
+ * in some order gets there, or they form a cycle).  Otherwise
+ * CC_ERR_ARGUMENT, out untouched, with the refusal of the first id, in the
+ * order given, that cannot go.  *changed is false when no record goes.
+ * work has CC_FOLD_FORGET_MANY_WORK(count) bytes, suitably aligned; out
+ * and fout room for s->n and s->nf.  O((n + nf + count) log).
  */
-void		cc_fold_strip(const cc_folded *s, const uint8_t *a,
+cc_code		cc_fold_forget_many(const cc_folded *s, const uint8_t *ids,
+								size_t count, void *work,
+								unsigned char *out, size_t *nout,
+								unsigned char *fout, size_t *nfout,
+								bool *changed, cc_error *err);
+
+/* Scratch of cc_fold_strip() and cc_fold_strip_many(), for nf records. */
+#define CC_FOLD_STRIP_WORK(nf) \
+	(((nf) > 0 ? (nf) : 1) * (CC_ID_LEN + 3 * sizeof(size_t) + 1))
+
+/*
+ * A copy without anything of a, for a late copy met after a was forgotten:
+ * a's shard, a's records and the records into a are dropped; then, until
+ * nothing changes, every record whose target has no record left as retired
+ * writer and no shard at the record's tclock or later.  The result passes
+ * cc_fold_check() whenever s does.  out and fout have room for s->n and s->nf, work has
+ * CC_FOLD_STRIP_WORK(s->nf) bytes, suitably aligned.  O((n + nf) log nf).
+ */
+void		cc_fold_strip(const cc_folded *s, const uint8_t *a, void *work,
 						  unsigned char *out, size_t *nout,
 						  unsigned char *fout, size_t *nfout);
+
+/*
+ * The same for the count ids (16 bytes each, ascending, repeats allowed) at
+ * once: the result of stripping them one by one, in one pass.
+ * O((n + nf) log (nf + count)).
+ */
+void		cc_fold_strip_many(const cc_folded *s, const uint8_t *ids,
+							   size_t count, void *work,
+							   unsigned char *out, size_t *nout,
+							   unsigned char *fout, size_t *nfout);
 
 /*
  * The increments of a folded state: cc_increment() and cc_increment_at() on
