@@ -85,7 +85,7 @@ check_model('README blocks');
 # since 17 EXPLAIN no longer names an InitPlan's output parameter
 # ("InitPlan 1 (returns $0)" is "InitPlan 1"): that part is left out of both.
 my $pg17 = $coord{c2}->safe_psql('app', 'SHOW server_version_num') >= 170000;
-foreach my $plan (qw(plan-plus plan-shipped plan-grouped plan-total))
+foreach my $plan (qw(plan-plus plan-explicit plan-grouped plan-total))
 {
 	my $block = recipe("scaling-out/$plan");
 	my @want = map { s/^-- //r } grep { /^-- / } split /\n/, $block;
@@ -94,6 +94,8 @@ foreach my $plan (qw(plan-plus plan-shipped plan-grouped plan-total))
 	if ($pg17)
 	{
 		s/^(\s*InitPlan \d+) \(returns \$\d+\)$/$1/ foreach @want;
+		# and refers to its output as "(InitPlan 1).col1", not "$0"
+		s/\$0\)/(InitPlan 1).col1)/ foreach @want;
 	}
 	my $i = 0;
 	foreach my $line (@have)
@@ -103,10 +105,15 @@ foreach my $plan (qw(plan-plus plan-shipped plan-grouped plan-total))
 	ok(@want > 2 && $i == @want, "the README's excerpt of $plan is the plan on c2")
 	  or diag("plan:\n" . join("\n", map { "-- $_" } @have));
 }
-my $shipped_plan = $coord{c1}->safe_psql('app', recipe('scaling-out/plan-shipped'));
-like($shipped_plan,
-	qr/Foreign Update on public\.page_views_s[12].*\n\s+Remote SQL: UPDATE public\.page_views SET views = public\.counter_crdt_increment\(views, 1::bigint, \$1::uuid\)/,
-	'the explicit-writer increment is one remote UPDATE on the shard');
+# counter_crdt_increment is STABLE since 1.6 (it reads the list of retired
+# writers): never sent to the shard, computed on the coordinator on the
+# locked row.
+my $explicit_plan = $coord{c1}->safe_psql('app', recipe('scaling-out/plan-explicit'));
+like($explicit_plan,
+	qr/Output: counter_crdt_increment\(page_views_\d+\.views, '1'::bigint, (?:\$0|\(InitPlan 1\)\.col1)\).*\n\s+Remote SQL: SELECT page, views, ctid FROM public\.page_views WHERE \(\(page = '\/home'\)\) FOR UPDATE/,
+	'the explicit-writer increment is computed on the coordinator, on the locked row');
+unlike($explicit_plan, qr/Remote SQL: UPDATE [^\n]*counter_crdt_increment/,
+	'the explicit-writer increment is not sent to the shard');
 my $grouped_plan = $coord{c1}->safe_psql('app', recipe('scaling-out/plan-grouped'));
 is(scalar(() = $grouped_plan =~
 		  /Remote SQL: SELECT page, public\.counter_crdt_merge_agg\(views\) FROM public\.page_views GROUP BY 1/g),
