@@ -424,6 +424,8 @@ hwith(const hstate *h, int k, const cc_fold *recs)
 {
 	hstate		r = *h;
 
+	/* past the end, bytes that would sort last: a read there shows */
+	memset(r.f, 0xff, sizeof(r.f));
 	for (int i = 0; i < k; i++)
 		cc_fold_store(r.f, (size_t) i, &recs[i]);
 	r.nf = (size_t) k;
@@ -515,6 +517,34 @@ test_slips(void)
 		CHECK(code == CC_OK && changed);
 		code = hforget(&r, IA, &both, &changed);
 		CHECK(code == CC_OK && changed && both.nf == 0 && htotal(&both) == 117);
+	}
+
+	/*
+	 * A target that is not the holder and holds nothing has nothing to do:
+	 * C after B took A; a target without a shard starts at clock 1.
+	 */
+	{
+		const uint8_t *abc[] = {IA, IB, IC};
+		int64_t		c3[] = {5, 3, 2},
+					v3[] = {100, 10, 7};
+		hstate		three = hmake(3, abc, c3, v3),
+					fb;
+		const uint8_t *a1[] = {IA};
+		int64_t		c1[] = {5},
+					v1[] = {100};
+		hstate		alone = hmake(1, a1, c1, v1);
+		int64_t		clock,
+					value;
+		cc_fold		f;
+
+		fb = hfold(&three, IA, IB, &changed, &code);
+		r = hfold(&fb, IA, IC, &changed, &code);
+		CHECK(code == CC_OK && !changed);
+		r = hfold(&alone, IA, IC, &changed, &code);
+		CHECK(code == CC_OK && changed && r.n == 1 && r.nf == 1 &&
+			  hhas(&r, IC, &clock, &value) && clock == 1 && value == 100);
+		cc_fold_load(r.f, 0, &f);
+		CHECK(f.tclock == 1 && f.aclock == 5 && f.avalue == 100 && f.absorbed == 100);
 	}
 
 	/* A's shard back (it wrote +5 then -5 after the fold): nothing is
