@@ -65,7 +65,8 @@ extern long cc_test_failed;
 	GROUP_CASES(json) \
 	GROUP_CASES(exactly_once) \
 	GROUP_CASES(increment_stored) \
-	GROUP_CASES(fold)
+	GROUP_CASES(fold) \
+	GROUP_CASES(fold_io)
 
 #define CC_TEST_DECLARE(name) void test_##name(void);
 #define CC_TEST_DECLARE_CASES(name) void test_##name(long cases);

@@ -397,6 +397,499 @@ test_by_hand(void)
 	(void) r;
 }
 
+/* ------------------------------------------------------------ slips */
+
+/*
+ * Cases aimed at one-line slips in cc_fold.c that the schedules above
+ * reach too rarely to see: each comment names the line it guards.
+ */
+
+static const uint8_t *ID = cc_edge_ids[8];	/* 8111...: between A and C */
+
+static cc_fold
+hrec(const uint8_t *a, const uint8_t *t, int64_t tclock, int64_t aclock,
+	 int64_t avalue, int64_t absorbed)
+{
+	cc_fold		f;
+
+	memset(&f, 0, sizeof(f));
+	memcpy(f.retired, a, CC_ID_LEN);
+	memcpy(f.target, t, CC_ID_LEN);
+	f.tclock = tclock;
+	f.aclock = aclock;
+	f.avalue = avalue;
+	f.absorbed = absorbed;
+	return f;
+}
+
+/* h with the records recs (in (retired, target) order) instead of its own. */
+static hstate
+hwith(const hstate *h, int k, const cc_fold *recs)
+{
+	hstate		r = *h;
+
+	/* past the end, bytes that would sort last: a read there shows */
+	memset(r.f, 0xff, sizeof(r.f));
+	for (int i = 0; i < k; i++)
+		cc_fold_store(r.f, (size_t) i, &recs[i]);
+	r.nf = (size_t) k;
+	return r;
+}
+
+static bool
+hsame(const hstate *a, const hstate *b)
+{
+	return a->n == b->n && a->nf == b->nf &&
+		memcmp(a->s, b->s, a->n * CC_SHARD_SIZE) == 0 &&
+		memcmp(a->f, b->f, a->nf * CC_FOLD_SIZE) == 0;
+}
+
+/* cc_fold_apply() with a message: the code, and whether detail has has. */
+static cc_code
+hfold_says(const hstate *h, const uint8_t *a, const uint8_t *t,
+		   const char *has, bool *said, bool *changed)
+{
+	hstate		r;
+	cc_folded	v = hv(h);
+	cc_error	err;
+	cc_code		code;
+
+	memset(&r, 0, sizeof(r));
+	err.detail[0] = '\0';
+	code = cc_fold_apply(&v, a, t, r.s, &r.n, r.f, &r.nf, changed, &err);
+	*said = code != CC_OK && strstr(err.detail, has) != NULL;
+	if (code != CC_OK && !*said)
+		fprintf(stderr, "fold: expected \"%s\", got \"%s\"\n", has, err.detail);
+	return code;
+}
+
+static cc_code
+hforget(const hstate *h, const uint8_t *a, hstate *out, bool *changed)
+{
+	cc_folded	v = hv(h);
+
+	memset(out, 0, sizeof(*out));
+	return cc_fold_forget(&v, a, out->s, &out->n, out->f, &out->nf, changed, NULL);
+}
+
+/* sign of cc_fold_compare(), a against b and b against a, live both */
+static void
+check_order(const hstate *a, const hstate *b, int want, const char *what)
+{
+	cc_folded	va = hv(a),
+				vb = hv(b);
+	int			ab = cc_fold_compare(&va, false, &vb, false),
+				ba = cc_fold_compare(&vb, false, &va, false);
+
+	ab = ab < 0 ? -1 : ab > 0;
+	ba = ba < 0 ? -1 : ba > 0;
+	CHECKF(ab == want && ba == -want, "%s: compare gave %d and %d, expected %d",
+		   what, ab, ba, want);
+	CHECKF(cc_fold_compare(&va, false, &va, false) == 0, "%s: not equal to itself", what);
+}
+
+static void
+test_slips(void)
+{
+	bool		changed,
+				said;
+	cc_code		code;
+	hstate		r;
+
+	/*
+	 * Forget's test of what is outstanding (present || wraps || low).  Two
+	 * folds of A at once, into B and C, merged: -100 outstanding until C
+	 * gives back; a forget then would count 217 where 117 is right.
+	 */
+	{
+		const uint8_t *abc[] = {IA, IB, IC};
+		int64_t		c3[] = {5, 3, 2},
+					v3[] = {100, 10, 7};
+		hstate		three = hmake(3, abc, c3, v3),
+					fb,
+					fc,
+					both;
+
+		fb = hfold(&three, IA, IB, &changed, &code);
+		fc = hfold(&three, IA, IC, &changed, &code);
+		both = hmerge(&fb, &fc);
+		CHECK(htotal(&both) == 117);
+		code = hforget(&both, IA, &r, &changed);
+		CHECK(code == CC_ERR_ARGUMENT && !changed);
+		/* after the give-back the same forget goes through, 117 kept */
+		r = hfold(&both, IA, IC, &changed, &code);
+		CHECK(code == CC_OK && changed);
+		code = hforget(&r, IA, &both, &changed);
+		CHECK(code == CC_OK && changed && both.nf == 0 && htotal(&both) == 117);
+	}
+
+	/*
+	 * A target that is not the holder and holds nothing has nothing to do:
+	 * C after B took A; a target without a shard starts at clock 1.
+	 */
+	{
+		const uint8_t *abc[] = {IA, IB, IC};
+		int64_t		c3[] = {5, 3, 2},
+					v3[] = {100, 10, 7};
+		hstate		three = hmake(3, abc, c3, v3),
+					fb;
+		const uint8_t *a1[] = {IA};
+		int64_t		c1[] = {5},
+					v1[] = {100};
+		hstate		alone = hmake(1, a1, c1, v1);
+		int64_t		clock,
+					value;
+		cc_fold		f;
+
+		fb = hfold(&three, IA, IB, &changed, &code);
+		r = hfold(&fb, IA, IC, &changed, &code);
+		CHECK(code == CC_OK && !changed);
+		r = hfold(&alone, IA, IC, &changed, &code);
+		CHECK(code == CC_OK && changed && r.n == 1 && r.nf == 1 &&
+			  hhas(&r, IC, &clock, &value) && clock == 1 && value == 100);
+		cc_fold_load(r.f, 0, &f);
+		CHECK(f.tclock == 1 && f.aclock == 5 && f.avalue == 100 && f.absorbed == 100);
+	}
+
+	/* A's shard back (it wrote +5 then -5 after the fold): nothing is
+	 * outstanding, but the shard is there, so no forget */
+	{
+		const uint8_t *ab[] = {IA, IB};
+		int64_t		c[] = {5, 3},
+					v[] = {100, 10},
+					cl[] = {7, 3};
+		hstate		before = hmake(2, ab, c, v),
+					late = hmake(2, ab, cl, v),
+					folded,
+					m;
+		cc_folded	vm;
+		bool		present;
+		int64_t		wraps,
+					low;
+
+		folded = hfold(&before, IA, IB, &changed, &code);
+		m = hmerge(&folded, &late);
+		vm = hv(&m);
+		cc_fold_outstanding(&vm, IA, &present, &wraps, &low);
+		CHECK(present && wraps == 0 && low == 0 && htotal(&m) == 110);
+		code = hforget(&m, IA, &r, &changed);
+		CHECK(code == CC_ERR_ARGUMENT && !changed);
+	}
+
+	/*
+	 * Three folds at once of A = INT64_MIN into B, D and C (ids in that
+	 * order), merged: outstanding is -2 * INT64_MIN = 2^64, wraps 1 and low
+	 * 0, so only the wraps test refuses the forget.  B, the holder, has
+	 * nothing to take: the others' absorbed counts sum past bigint
+	 * (others_wraps -1), which the exact sum must carry.  C and D cannot
+	 * give back INT64_MIN: refused as such.
+	 */
+	{
+		const uint8_t *abcd[] = {IA, IB, IC, ID};
+		int64_t		c4[] = {1, 1, 1, 1},
+					v4[] = {INT64_MIN, 0, 0, 0};
+		hstate		four = hmake(4, abcd, c4, v4),
+					fb,
+					fc,
+					fd,
+					all;
+		cc_folded	va;
+		bool		present;
+		int64_t		wraps,
+					low;
+
+		fb = hfold(&four, IA, IB, &changed, &code);
+		CHECK(code == CC_OK && changed);
+		fc = hfold(&four, IA, IC, &changed, &code);
+		CHECK(code == CC_OK && changed);
+		fd = hfold(&four, IA, ID, &changed, &code);
+		CHECK(code == CC_OK && changed);
+		all = hmerge(&fb, &fc);
+		all = hmerge(&all, &fd);
+		CHECK(all.nf == 3 && hcanon(&all));
+		va = hv(&all);
+		cc_fold_outstanding(&va, IA, &present, &wraps, &low);
+		CHECK(!present && wraps == 1 && low == 0);
+		code = hforget(&all, IA, &r, &changed);
+		CHECK(code == CC_ERR_ARGUMENT && !changed);
+		r = hfold(&all, IA, IB, &changed, &code);
+		CHECK(code == CC_OK && !changed);
+		code = hfold_says(&all, IA, IC, "The count to give back leaves the bigint range.",
+						  &said, &changed);
+		CHECK(code == CC_ERR_OVERFLOW && said && !changed);
+		code = hfold_says(&all, IA, ID, "The count to give back leaves the bigint range.",
+						  &said, &changed);
+		CHECK(code == CC_ERR_OVERFLOW && said && !changed);
+	}
+
+	/*
+	 * Others' absorbed counts past bigint when the holder has something to
+	 * take: A = INT64_MAX folded at once into D and C, then B (the lowest
+	 * id) folds the merge: it takes INT64_MAX - 2 * INT64_MAX + 2 *
+	 * INT64_MAX = INT64_MAX, and the others give back after.
+	 */
+	{
+		const uint8_t *abcd[] = {IA, IB, IC, ID};
+		int64_t		c4[] = {1, 1, 1, 1},
+					v4[] = {INT64_MAX, 0, 0, 0};
+		hstate		four = hmake(4, abcd, c4, v4),
+					fc,
+					fd,
+					all;
+		int64_t		clock,
+					value;
+
+		fc = hfold(&four, IA, IC, &changed, &code);
+		fd = hfold(&four, IA, ID, &changed, &code);
+		all = hmerge(&fc, &fd);
+		r = hfold(&all, IA, IB, &changed, &code);
+		CHECK(code == CC_OK && changed);
+		CHECK(hhas(&r, IB, &clock, &value) && clock == 2 && value == INT64_MAX);
+		r = hfold(&r, IA, IC, &changed, &code);
+		CHECK(code == CC_OK && changed);
+		r = hfold(&r, IA, ID, &changed, &code);
+		CHECK(code == CC_OK && changed && htotal(&r) == INT64_MAX);
+		code = hforget(&r, IA, &all, &changed);
+		CHECK(code == CC_OK && changed && htotal(&all) == INT64_MAX && all.n == 3);
+	}
+
+	/*
+	 * The holder's own count past bigint: B absorbed -5, then A wrote up to
+	 * INT64_MAX; B would take INT64_MAX + 5.
+	 */
+	{
+		const uint8_t *ab[] = {IA, IB};
+		int64_t		c[] = {3, 1},
+					v[] = {-5, 10},
+					cl[] = {4, 1},
+					vl[] = {INT64_MAX, 10};
+		hstate		before = hmake(2, ab, c, v),
+					late = hmake(2, ab, cl, vl),
+					m;
+
+		r = hfold(&before, IA, IB, &changed, &code);
+		m = hmerge(&r, &late);
+		code = hfold_says(&m, IA, IB, "The count to fold leaves the bigint range.",
+						  &said, &changed);
+		CHECK(code == CC_ERR_OVERFLOW && said && !changed);
+	}
+
+	/* the target's clock at 2^63 - 1 cannot move; one below it can */
+	{
+		const uint8_t *ab[] = {IA, IB};
+		int64_t		c[] = {1, INT64_MAX},
+					c1[] = {1, INT64_MAX - 1},
+					v[] = {7, 1};
+		hstate		top = hmake(2, ab, c, v),
+					below = hmake(2, ab, c1, v);
+		int64_t		clock,
+					value;
+
+		code = hfold_says(&top, IA, IB, "The target's clock would leave the bigint range.",
+						  &said, &changed);
+		CHECK(code == CC_ERR_OVERFLOW && said && !changed);
+		r = hfold(&below, IA, IB, &changed, &code);
+		CHECK(code == CC_OK && changed && hhas(&r, IB, &clock, &value) &&
+			  clock == INT64_MAX && value == 8 && hcanon(&r));
+	}
+
+	/* the target's value past bigint */
+	{
+		const uint8_t *ab[] = {IA, IB};
+		int64_t		c[] = {1, 1},
+					v[] = {1, INT64_MAX};
+
+		r = hmake(2, ab, c, v);
+		code = hfold_says(&r, IA, IB, "The target's value would leave the bigint range.",
+						  &said, &changed);
+		CHECK(code == CC_ERR_OVERFLOW && said && !changed);
+	}
+
+	/*
+	 * Two records of one (retired, target) pair with one tclock: the higher
+	 * aclock wins, then the higher avalue, then the higher absorbed, in
+	 * either order of the merge, byte for byte; the difference ships the
+	 * winner only.  In each pair the later fields go the other way, so that
+	 * a comparison taken out of turn picks the loser.
+	 */
+	{
+		const uint8_t *b1[] = {IB};
+		int64_t		c[] = {9},
+					v[] = {50};
+		hstate		sb = hmake(1, b1, c, v);
+		static const int64_t lo[4] = {4, 5, 100, 100};
+		const char *names[4] = {"tclock", "aclock", "avalue", "absorbed"};
+
+		for (int k = 0; k < 4; k++)
+		{
+			int64_t		hi[4];
+			cc_fold		fl,
+						fh;
+			hstate		xl,
+						xh,
+						m1,
+						m2,
+						d;
+			cc_folded	vl,
+						vh;
+			cc_diff_kind kind;
+
+			for (int j = 0; j < 4; j++)
+				hi[j] = j < k ? lo[j] : j == k ? lo[j] + 1 : lo[j] - 1;
+			fl = hrec(IA, IB, lo[0], lo[1], lo[2], lo[3]);
+			fh = hrec(IA, IB, hi[0], hi[1], hi[2], hi[3]);
+			xl = hwith(&sb, 1, &fl);
+			xh = hwith(&sb, 1, &fh);
+			CHECK(hcanon(&xl) && hcanon(&xh));
+			m1 = hmerge(&xl, &xh);
+			m2 = hmerge(&xh, &xl);
+			CHECKF(hsame(&m1, &m2) && hsame(&m1, &xh),
+				   "records differing first in %s: the merge is not the higher, both ways",
+				   names[k]);
+			vl = hv(&xl);
+			vh = hv(&xh);
+			memset(&d, 0, sizeof(d));
+			kind = cc_fold_difference(&vh, &vl, d.s, &d.n, d.f, &d.nf);
+			CHECKF(kind == CC_DIFF_SHARDS && d.n == 0 && d.nf == 1 &&
+				   memcmp(d.f, xh.f, CC_FOLD_SIZE) == 0,
+				   "records differing first in %s: the difference misses the winner", names[k]);
+			kind = cc_fold_difference(&vl, &vh, d.s, &d.n, d.f, &d.nf);
+			CHECKF(kind == CC_DIFF_NONE, "records differing first in %s: the loser shipped",
+				   names[k]);
+			/* equal records: either is the merge */
+			m1 = hmerge(&xh, &xh);
+			CHECK(hsame(&m1, &xh));
+		}
+	}
+
+	/*
+	 * The order of values with records.  A's shard is there (clock 20), so
+	 * aclock and avalue do not change the total; B and C hold parts of A.
+	 */
+	{
+		const uint8_t *abc[] = {IA, IB, IC};
+		int64_t		c[] = {20, 9, 9},
+					v[] = {100, 50, 60};
+		hstate		s = hmake(3, abc, c, v),
+					x,
+					y;
+		cc_fold		rx[2],
+					ry[2];
+
+		rx[0] = hrec(IA, IB, 4, 5, 30, 30);
+		rx[1] = hrec(IA, IC, 4, 6, 40, 40);
+		x = hwith(&s, 2, rx);
+		CHECK(hcanon(&x) && htotal(&x) == 140);
+
+		/* only the tclock of the first record */
+		ry[0] = rx[0];
+		ry[0].tclock = 5;
+		ry[1] = rx[1];
+		y = hwith(&s, 2, ry);
+		check_order(&x, &y, -1, "tclock only");
+		/* tclock lower, aclock higher: tclock decides */
+		ry[0].aclock = 4;
+		y = hwith(&s, 2, ry);
+		check_order(&x, &y, -1, "tclock before aclock");
+		/* only aclock */
+		ry[0] = rx[0];
+		ry[0].aclock = 6;
+		y = hwith(&s, 2, ry);
+		check_order(&x, &y, -1, "aclock only");
+		ry[0].avalue = 29;
+		y = hwith(&s, 2, ry);
+		check_order(&x, &y, -1, "aclock before avalue");
+		/* only avalue, across zero */
+		ry[0] = rx[0];
+		ry[0].avalue = -30;
+		y = hwith(&s, 2, ry);
+		check_order(&x, &y, 1, "avalue only");
+		/* only absorbed, per record, the totals equal */
+		ry[0] = rx[0];
+		ry[0].absorbed = 31;
+		ry[1].absorbed = 39;
+		y = hwith(&s, 2, ry);
+		CHECK(htotal(&y) == htotal(&x));
+		check_order(&x, &y, -1, "absorbed only");
+		/* avalue lower, absorbed higher: avalue decides */
+		ry[0].avalue = 29;
+		y = hwith(&s, 2, ry);
+		check_order(&x, &y, 1, "avalue before absorbed");
+		/* the later record alone */
+		ry[0] = rx[0];
+		ry[1].absorbed = 40;
+		ry[1].tclock = 3;
+		y = hwith(&s, 2, ry);
+		check_order(&x, &y, 1, "the second record");
+		/* one list a prefix of the other: the prefix first */
+		ry[0] = rx[0];
+		ry[1] = hrec(IA, IC, 4, 3, 7, 0);
+		x = hwith(&s, 1, rx);
+		y = hwith(&s, 2, ry);
+		CHECK(hcanon(&y) && htotal(&x) == htotal(&y));
+		check_order(&x, &y, -1, "a prefix");
+		/* the keys: (A, B) before (A, C) */
+		ry[0] = hrec(IA, IC, 4, 5, 30, 30);
+		x = hwith(&s, 1, rx);
+		y = hwith(&s, 1, ry);
+		check_order(&x, &y, -1, "the target of the first record");
+
+		/*
+		 * A tombstone comes after a folded value, both ways, whatever the
+		 * value's total; a tombstone equals a tombstone.
+		 */
+		x = hwith(&s, 2, rx);
+		{
+			cc_folded	vx = hv(&x),
+						empty = {NULL, 0, NULL, 0};
+
+			CHECK(cc_fold_compare(&vx, false, &empty, true) < 0);
+			CHECK(cc_fold_compare(&empty, true, &vx, false) > 0);
+			CHECK(cc_fold_compare(&empty, true, &empty, true) == 0);
+		}
+	}
+
+	/* without records against with: by the total, not the shards' sum */
+	{
+		const uint8_t *b1[] = {IB};
+		const uint8_t *ab[] = {IA, IB};
+		int64_t		c1[] = {9},
+					v1[] = {60},
+					c2[] = {20, 9},
+					v2[] = {5, 50};
+		hstate		plain = hmake(1, b1, c1, v1),
+					s2 = hmake(2, ab, c2, v2),
+					y;
+		cc_fold		ry = hrec(IA, IB, 4, 5, -20, -20);
+
+		y = hwith(&s2, 1, &ry);
+		CHECK(hcanon(&y) && htotal(&y) == 75);
+		check_order(&plain, &y, -1, "no records against records");
+	}
+
+	/* totals past bigint, either side */
+	{
+		const uint8_t *bc[] = {IB, IC};
+		const uint8_t *b1[] = {IB};
+		int64_t		c2[] = {1, 1},
+					vmax[] = {INT64_MAX, INT64_MAX},
+					vmin[] = {INT64_MIN, INT64_MIN},
+					c1[] = {1},
+					v1[] = {5};
+		hstate		big = hmake(2, bc, c2, vmax),
+					small = hmake(2, bc, c2, vmin),
+					mid = hmake(1, b1, c1, v1);
+		cc_fold		f = hrec(IA, IB, 1, 1, 0, 0);
+
+		big = hwith(&big, 1, &f);
+		small = hwith(&small, 1, &f);
+		mid = hwith(&mid, 1, &f);
+		check_order(&mid, &big, -1, "a total above bigint");
+		check_order(&small, &mid, -1, "a total below bigint");
+		check_order(&small, &big, -1, "totals on both sides of bigint");
+	}
+}
+
 /* ------------------------------------------------------------ schedules */
 
 #define NW 16					/* writer ids in a schedule */
@@ -1895,6 +2388,7 @@ test_fold(long cases)
 
 	frng = seed_env ? strtoull(seed_env, NULL, 0) : 0xf01dULL;
 	test_by_hand();
+	test_slips();
 
 	/* the edge ids of the orderings, and random ones */
 	for (int k = 0; k < NW; k++)
