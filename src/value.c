@@ -251,7 +251,10 @@ cc_difference_folded(FunctionCallInfo fcinfo)
 	cc_datum_folded(PG_GETARG_DATUM(1), &b);
 	shards = palloc(Max(a.n, 1) * CC_SHARD_SIZE);
 	folds = palloc(Max(a.nf, 1) * CC_FOLD_SIZE);
-	if (cc_fold_difference(&a, &b, shards, &d.n, folds, &d.nf) == CC_DIFF_NONE)
+	if (cc_fold_difference(&a, &b,
+						   MemoryContextAllocHuge(CurrentMemoryContext,
+												  CC_FOLD_DIFFERENCE_WORK(a.n, a.nf)),
+						   shards, &d.n, folds, &d.nf) == CC_DIFF_NONE)
 		PG_RETURN_NULL();
 	d.shards = shards;
 	d.folds = folds;

@@ -230,9 +230,18 @@ int			cc_fold_compare(const cc_folded *a, bool ta, const cc_folded *b,
  * difference(a, b) of folded states (cc_algebra.h's contract 7.5 with
  * records): CC_DIFF_NONE when merging a into b changes nothing, else the
  * shards and the records of a that win over b's, in out (room for a->n)
- * and fout (room for a->nf).  merge(b, difference) = merge(a, b).
+ * and fout (room for a->nf).  merge(b, difference) = merge(a, b).  The
+ * difference is a value of its own (it passes cc_fold_check()): the target
+ * of a record it carries comes with it, as a's shard of that target or, for
+ * a target retired in a, a's records of it, which change no merge with b
+ * since b's win.  work has CC_FOLD_DIFFERENCE_WORK(a->n, a->nf) bytes,
+ * suitably aligned.  O((n + nf) log).
  */
+#define CC_FOLD_DIFFERENCE_WORK(n, nf) \
+	(((nf) > 0 ? (nf) : 1) * sizeof(size_t) + (n) + (nf) + 1)
+
 cc_diff_kind cc_fold_difference(const cc_folded *a, const cc_folded *b,
+								void *work,
 								unsigned char *out, size_t *nout,
 								unsigned char *fout, size_t *nfout);
 
