@@ -252,6 +252,43 @@ cc_as_owner_end(CcAsOwner *s)
 	SetUserIdAndSecContext(s->userid, s->sec_context);
 }
 
+/*
+ * The columns to sweep, the result set started and SPI connected: the
+ * start of both sweeps.
+ */
+static List *
+cc_sweep_start(FunctionCallInfo fcinfo, Oid only_table, Oid nspid)
+{
+	List	   *cols;
+
+	InitMaterializedSRF(fcinfo, 0);
+	cols = cc_sweep_columns(only_table, cc_counter_type(nspid));
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	return cols;
+}
+
+/*
+ * Runs sql on col's table as its owner (cc_as_owner_begin()), after
+ * CHECK_FOR_INTERRUPTS(); false, and nothing run, when the caller may not
+ * sweep the table (cc_may_sweep()).  *rc is SPI's answer.
+ */
+static bool
+cc_sweep_run(const CcColumn *col, bool named, const char *sql, int nargs,
+			 Oid *argtypes, Datum *args, bool read_only, int *rc)
+{
+	Oid			owner;
+	CcAsOwner	saved;
+
+	CHECK_FOR_INTERRUPTS();
+	if (!cc_may_sweep(col, named, &owner))
+		return false;
+	cc_as_owner_begin(owner, &saved);
+	*rc = SPI_execute_with_args(sql, nargs, argtypes, args, NULL, read_only, 0);
+	cc_as_owner_end(&saved);
+	return true;
+}
+
 /* The ids of a uuid[] argument: no NULL, as a uuid[] datum. */
 static ArrayType *
 cc_sweep_ids(FunctionCallInfo fcinfo, int argno, int *count)
@@ -372,16 +409,11 @@ counter_crdt_rewrite_counters(PG_FUNCTION_ARGS)
 				 errhint(fold ? "Run the fold on a server that goes on writing."
 						 : "Only a writer that will not write again is retired and forgotten.")));
 
-	InitMaterializedSRF(fcinfo, 0);
-	cols = cc_sweep_columns(only_table, cc_counter_type(nspid));
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
+	cols = cc_sweep_start(fcinfo, only_table, nspid);
 	foreach(lc, cols)
 	{
 		CcColumn   *col = lfirst(lc);
-		Oid			owner;
-		CcAsOwner	saved;
-		const char *att;
+		const char *att = quote_identifier(col->attname);
 		char	   *sql;
 		Oid			argtypes[1] = {UUIDARRAYOID};
 		Datum		args[1] = {PointerGetDatum(ids)};
@@ -389,19 +421,15 @@ counter_crdt_rewrite_counters(PG_FUNCTION_ARGS)
 		Datum		values[3];
 		bool		nulls[3] = {false, false, false};
 
-		CHECK_FOR_INTERRUPTS();
-		if (!cc_may_sweep(col, OidIsValid(only_table), &owner))
+		sql = psprintf("UPDATE ONLY %1$s SET %2$s = %3$s.%4$s(%2$s, $1)"
+					   " WHERE NOT (%3$s.%4$s(%2$s, $1) OPERATOR(%3$s.=) %2$s)",
+					   col->relname, att, nsp, fn);
+		if (!cc_sweep_run(col, OidIsValid(only_table), sql, 1, argtypes, args,
+						  false, &rc))
 		{
 			skipped = true;
 			continue;
 		}
-		att = quote_identifier(col->attname);
-		sql = psprintf("UPDATE ONLY %1$s SET %2$s = %3$s.%4$s(%2$s, $1)"
-					   " WHERE NOT (%3$s.%4$s(%2$s, $1) OPERATOR(%3$s.=) %2$s)",
-					   col->relname, att, nsp, fn);
-		cc_as_owner_begin(owner, &saved);
-		rc = SPI_execute_with_args(sql, 1, argtypes, args, NULL, false, 0);
-		cc_as_owner_end(&saved);
 		if (rc != SPI_OK_UPDATE)
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -450,23 +478,15 @@ counter_crdt_writer_report(PG_FUNCTION_ARGS)
 	List	   *cols;
 	ListCell   *lc;
 
-	InitMaterializedSRF(fcinfo, 0);
-	cols = cc_sweep_columns(only_table, cc_counter_type(nspid));
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
+	cols = cc_sweep_start(fcinfo, only_table, nspid);
 	foreach(lc, cols)
 	{
 		CcColumn   *col = lfirst(lc);
-		Oid			owner;
-		CcAsOwner	saved;
 		char	   *sql;
 		Oid			argtypes[3] = {REGCLASSOID, NAMEOID, BOOLOID};
 		Datum		args[3];
 		int			rc;
 
-		CHECK_FOR_INTERRUPTS();
-		if (!cc_may_sweep(col, OidIsValid(only_table), &owner))
-			continue;
 		args[0] = ObjectIdGetDatum(col->relid);
 		args[1] = DirectFunctionCall1(namein, CStringGetDatum(col->attname));
 		args[2] = BoolGetDatum(commit_ts);
@@ -496,9 +516,9 @@ counter_crdt_writer_report(PG_FUNCTION_ARGS)
 					   "        END, r.last_write"
 					   "   FROM r ORDER BY 3",
 					   col->relname, quote_identifier(col->attname), nsp);
-		cc_as_owner_begin(owner, &saved);
-		rc = SPI_execute_with_args(sql, 3, argtypes, args, NULL, true, 0);
-		cc_as_owner_end(&saved);
+		if (!cc_sweep_run(col, OidIsValid(only_table), sql, 3, argtypes, args,
+						  true, &rc))
+			continue;
 		if (rc != SPI_OK_SELECT)
 			elog(ERROR, "counter_crdt_writer_report: the report of %s failed: %s",
 				 col->relname, SPI_result_code_string(rc));

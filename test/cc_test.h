@@ -93,6 +93,12 @@ const char *state_text(const unsigned char *s, size_t n, bool tombstone);
  * byte past them (core_bounds.c).
  */
 void	   *exact_alloc(size_t len);
+
+/*
+ * Scratch of at least len bytes for the core's work buffers, one block
+ * kept and grown across calls: valid until the next call.
+ */
+void	   *test_work(size_t len);
 void	   *exact_copy(const void *src, size_t len);
 
 /*

@@ -489,23 +489,6 @@ check_order(const hstate *a, const hstate *b, int want, const char *what)
 }
 
 
-/* Scratch of cc_fold_difference() for n shards and nf records, kept. */
-static void *
-diff_work(size_t n, size_t nf)
-{
-	static void *work = NULL;
-	static size_t cap = 0;
-
-	if (CC_FOLD_DIFFERENCE_WORK(n, nf) > cap)
-	{
-		free(work);
-		cap = CC_FOLD_DIFFERENCE_WORK(n, nf);
-		work = malloc(cap);
-		if (work == NULL)
-			abort();
-	}
-	return work;
-}
 
 static void
 test_slips(void)
@@ -768,12 +751,12 @@ test_slips(void)
 			vl = hv(&xl);
 			vh = hv(&xh);
 			memset(&d, 0, sizeof(d));
-			kind = cc_fold_difference(&vh, &vl, diff_work(vh.n, vh.nf), d.s, &d.n, d.f, &d.nf);
+			kind = cc_fold_difference(&vh, &vl, test_work(CC_FOLD_DIFFERENCE_WORK(vh.n, vh.nf)), d.s, &d.n, d.f, &d.nf);
 			/* the winning record, with its target's shard: a value of its own */
 			CHECKF(kind == CC_DIFF_SHARDS && d.n == 1 && cc_id_eq(d.s, IB) && d.nf == 1 &&
 				   memcmp(d.f, xh.f, CC_FOLD_SIZE) == 0,
 				   "records differing first in %s: the difference misses the winner", names[k]);
-			kind = cc_fold_difference(&vl, &vh, diff_work(vl.n, vl.nf), d.s, &d.n, d.f, &d.nf);
+			kind = cc_fold_difference(&vl, &vh, test_work(CC_FOLD_DIFFERENCE_WORK(vl.n, vl.nf)), d.s, &d.n, d.f, &d.nf);
 			CHECKF(kind == CC_DIFF_NONE, "records differing first in %s: the loser shipped",
 				   names[k]);
 			/* equal records: either is the merge */
@@ -1425,7 +1408,7 @@ schedule(void)
 		int			ab,
 					ba;
 
-		kind = cc_fold_difference(&va, &vb, diff_work(va.n, va.nf), st.s, &st.n, st.f, &st.nf);
+		kind = cc_fold_difference(&va, &vb, test_work(CC_FOLD_DIFFERENCE_WORK(va.n, va.nf)), st.s, &st.n, st.f, &st.nf);
 		fmerge(a, b, &x);
 		vd = fv(&st);
 		cc_fold_merge(&vb, &vd, before.s, &before.n, before.f, &before.nf);

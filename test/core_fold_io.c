@@ -531,24 +531,6 @@ x_forget(const io_state *x, const uint8_t *a, io_state *r, bool *changed)
 	return code;
 }
 
-/* Scratch of cc_fold_strip() for nf records (CC_FOLD_STRIP_WORK), kept. */
-static void *
-io_strip_work(size_t nf)
-{
-	static void *work = NULL;
-	static size_t cap = 0;
-
-	if (CC_FOLD_STRIP_WORK(nf) > cap)
-	{
-		free(work);
-		cap = CC_FOLD_STRIP_WORK(nf);
-		work = malloc(cap);
-		if (work == NULL)
-			abort();
-	}
-	return work;
-}
-
 static void
 x_strip(const io_state *x, const uint8_t *a, io_state *r)
 {
@@ -559,30 +541,13 @@ x_strip(const io_state *x, const uint8_t *a, io_state *r)
 				nf;
 
 	ex_room(&out, x->n, x->nf);
-	cc_fold_strip(&v, a, io_strip_work(x->nf), out.s, &n, out.f, &nf);
+	cc_fold_strip(&v, a, test_work(CC_FOLD_STRIP_WORK(x->nf)), out.s, &n, out.f, &nf);
 	ex_take(r, &out, n, nf);
 	ex_free(&in);
 	ex_free(&out);
 }
 
 
-/* Scratch of cc_fold_difference() for n shards and nf records, kept. */
-static void *
-diff_work(size_t n, size_t nf)
-{
-	static void *work = NULL;
-	static size_t cap = 0;
-
-	if (CC_FOLD_DIFFERENCE_WORK(n, nf) > cap)
-	{
-		free(work);
-		cap = CC_FOLD_DIFFERENCE_WORK(n, nf);
-		work = malloc(cap);
-		if (work == NULL)
-			abort();
-	}
-	return work;
-}
 
 static cc_diff_kind
 x_difference(const io_state *a, const io_state *b, io_state *d)
@@ -597,7 +562,7 @@ x_difference(const io_state *a, const io_state *b, io_state *d)
 	cc_diff_kind kind;
 
 	ex_room(&out, a->n, a->nf);
-	kind = cc_fold_difference(&va, &vb, diff_work(va.n, va.nf), out.s, &n, out.f, &nf);
+	kind = cc_fold_difference(&va, &vb, test_work(CC_FOLD_DIFFERENCE_WORK(va.n, va.nf)), out.s, &n, out.f, &nf);
 	ex_take(d, &out, n, nf);
 	ex_free(&ia);
 	ex_free(&ib);
@@ -1433,24 +1398,24 @@ contract_by_hand(void)
 	v = io_view(&x);
 	CHECK(cc_fold_check(&v, CC_ERR_BINARY, NULL) == CC_OK);
 	memset(&r, 0, sizeof(r));
-	cc_fold_strip(&v, C, io_strip_work(v.nf), r.s, &r.n, r.f, &r.nf);
+	cc_fold_strip(&v, C, test_work(CC_FOLD_STRIP_WORK(v.nf)), r.s, &r.n, r.f, &r.nf);
 	CHECKF(r.n == 1 && r.nf == 0 && check_value(&r, OP_STRIP),
 		   "strip of C after A into B into C: %zu shards, %zu records left (want 1, 0)",
 		   r.n, r.nf);
 	/* strip B, in the middle: B>C goes; A>B goes with it (B neither retired nor there) */
 	memset(&r, 0, sizeof(r));
-	cc_fold_strip(&v, B, io_strip_work(v.nf), r.s, &r.n, r.f, &r.nf);
+	cc_fold_strip(&v, B, test_work(CC_FOLD_STRIP_WORK(v.nf)), r.s, &r.n, r.f, &r.nf);
 	CHECKF(r.n == 2 && r.nf == 0 && check_value(&r, OP_STRIP),
 		   "strip of B after A into B into C: %zu shards, %zu records left (want 2, 0)",
 		   r.n, r.nf);
 	/* strip A: the first link goes, B>C stays and is a value */
 	memset(&r, 0, sizeof(r));
-	cc_fold_strip(&v, A, io_strip_work(v.nf), r.s, &r.n, r.f, &r.nf);
+	cc_fold_strip(&v, A, test_work(CC_FOLD_STRIP_WORK(v.nf)), r.s, &r.n, r.f, &r.nf);
 	CHECK(r.n == 2 && r.nf == 1 && check_value(&r, OP_STRIP));
 	/* a record into a live writer that keeps its shard elsewhere stays:
 	 * strip of D (not on the chain) changes no record */
 	memset(&r, 0, sizeof(r));
-	cc_fold_strip(&v, D, io_strip_work(v.nf), r.s, &r.n, r.f, &r.nf);
+	cc_fold_strip(&v, D, test_work(CC_FOLD_STRIP_WORK(v.nf)), r.s, &r.n, r.f, &r.nf);
 	CHECK(r.n == 1 && r.nf == 2 && check_value(&r, OP_STRIP));
 
 	/*

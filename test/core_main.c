@@ -42,6 +42,23 @@ state_text(const unsigned char *s, size_t n, bool tombstone)
 	return buf;
 }
 
+void *
+test_work(size_t len)
+{
+	static void *work = NULL;
+	static size_t cap = 0;
+
+	if (len > cap)
+	{
+		free(work);
+		cap = len;
+		work = malloc(cap);
+		if (work == NULL)
+			abort();
+	}
+	return work;
+}
+
 int
 main(int argc, char **argv)
 {
