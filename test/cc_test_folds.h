@@ -23,6 +23,23 @@ typedef struct cc_test_folded
 	size_t		nf;
 } cc_test_folded;
 
+/* A fold record (retired a, target t) with the given fields. */
+static inline cc_fold
+cc_test_fold_record(const uint8_t *a, const uint8_t *t, int64_t tclock,
+					int64_t aclock, int64_t avalue, int64_t absorbed)
+{
+	cc_fold		f;
+
+	memset(&f, 0, sizeof(f));
+	memcpy(f.retired, a, CC_ID_LEN);
+	memcpy(f.target, t, CC_ID_LEN);
+	f.tclock = tclock;
+	f.aclock = aclock;
+	f.avalue = avalue;
+	f.absorbed = absorbed;
+	return f;
+}
+
 static inline cc_folded
 cc_test_folded_view(const cc_test_folded *t)
 {

@@ -410,16 +410,7 @@ static cc_fold
 hrec(const uint8_t *a, const uint8_t *t, int64_t tclock, int64_t aclock,
 	 int64_t avalue, int64_t absorbed)
 {
-	cc_fold		f;
-
-	memset(&f, 0, sizeof(f));
-	memcpy(f.retired, a, CC_ID_LEN);
-	memcpy(f.target, t, CC_ID_LEN);
-	f.tclock = tclock;
-	f.aclock = aclock;
-	f.avalue = avalue;
-	f.absorbed = absorbed;
-	return f;
+	return cc_test_fold_record(a, t, tclock, aclock, avalue, absorbed);
 }
 
 /* h with the records recs (in (retired, target) order) instead of its own. */

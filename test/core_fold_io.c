@@ -30,6 +30,7 @@
 #include <stdlib.h>
 
 #include "cc_fold.h"
+#include "cc_test_folds.h"
 #include "cc_test.h"
 #include "cc_test_states.h"
 
@@ -1093,15 +1094,8 @@ static void
 add_record(io_state *x, const uint8_t *a, const uint8_t *t, int64_t tclock,
 		   int64_t aclock, int64_t avalue, int64_t absorbed)
 {
-	cc_fold		f;
+	cc_fold		f = cc_test_fold_record(a, t, tclock, aclock, avalue, absorbed);
 
-	memset(&f, 0, sizeof(f));
-	memcpy(f.retired, a, CC_ID_LEN);
-	memcpy(f.target, t, CC_ID_LEN);
-	f.tclock = tclock;
-	f.aclock = aclock;
-	f.avalue = avalue;
-	f.absorbed = absorbed;
 	cc_fold_store(x->f, x->nf++, &f);
 }
 
