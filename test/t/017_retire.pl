@@ -32,6 +32,7 @@ use Test::More;
 use FindBin;
 use lib $FindBin::RealBin;
 use CounterCrdtMesh;
+use CounterCrdtSQL;
 use ReadmeRecipe;
 
 srand(17017);
@@ -100,17 +101,7 @@ sub max_writers
 }
 
 # The ids that page_views' counters on $node carry as shards or records.
-sub ids_on
-{
-	my ($node) = @_;
-	return $node->safe_psql('postgres', q{
-		SELECT coalesce(string_agg(DISTINCT x, ',' ORDER BY x), '') FROM (
-		  SELECT s.id::text AS x FROM page_views, counter_crdt_shards(views) s
-		  UNION ALL
-		  SELECT f.retired::text FROM page_views, counter_crdt_folds(views) f
-		  UNION ALL
-		  SELECT f.target::text FROM page_views, counter_crdt_folds(views) f) i});
-}
+sub ids_on { return page_view_ids($_[0], 'postgres'); }
 
 # ---------------------------------------------------------------------
 my $a = CounterCrdtMesh::mesh_node('a');

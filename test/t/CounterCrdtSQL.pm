@@ -7,7 +7,7 @@ use warnings;
 use Exporter 'import';
 use IPC::Run ();
 use PostgreSQL::Test::Utils ();
-our @EXPORT = qw(increment_statement start_script);
+our @EXPORT = qw(increment_statement start_script page_view_ids);
 
 # One increment of key $k of a table by $d, as a statement and the command
 # tag psql prints when it did increment: 'upsert' creates the key if it is
@@ -52,6 +52,20 @@ sub start_script
 		],
 		'>', \$out, '2>', \$err);
 	return ($h, \$out, \$err);
+}
+
+# The writer ids that page_views' counters on $node (database $db) carry,
+# as shards or in fold records, sorted and comma-separated.
+sub page_view_ids
+{
+	my ($node, $db) = @_;
+	return $node->safe_psql($db, q{
+		SELECT coalesce(string_agg(DISTINCT x, ',' ORDER BY x), '') FROM (
+		  SELECT s.id::text AS x FROM page_views, counter_crdt_shards(views) s
+		  UNION ALL
+		  SELECT f.retired::text FROM page_views, counter_crdt_folds(views) f
+		  UNION ALL
+		  SELECT f.target::text FROM page_views, counter_crdt_folds(views) f) i});
 }
 
 1;
