@@ -69,7 +69,9 @@ cc_enable_hint(const char *object)
 /*
  * The guards of counter_crdt_local_guard(): a key update that is not refused
  * stops every subscriber's apply (and moves a row out of its partition by a
- * delete); a TRUNCATE that is not refused drops this server's shards.
+ * delete); a TRUNCATE that is not refused drops this server's shards.  The
+ * AFTER key check (since 1.6) is looked for on the table and, where the
+ * table has it, on each partition, whose clone can be disabled alone.
  */
 static void
 cc_health_guards(CcHealth *h, const CcExtension *ext, Relation rel,
@@ -77,14 +79,29 @@ cc_health_guards(CcHealth *h, const CcExtension *ext, Relation rel,
 {
 	List	   *rels = list_make1_oid(RelationGetRelid(rel));
 	ListCell   *lc;
+	bool		key_refused = true;
 
 	if (!bms_is_empty(info->pkey) &&
 		(trg->key_guard == NULL || !cc_fires_locally(trg->key_guard) ||
 		 !cc_guard_covers_key(trg->key_guard, info->pkey)))
+	{
+		key_refused = false;
 		cc_health_row(h, "key_update_not_refused", object,
 					  psprintf("An UPDATE of the primary key of table %s is not refused on this server: "
 							   "every server that applies it would stop replicating with an error, "
 							   "and an UPDATE that moves a row to another partition would delete its counters.",
+							   object),
+					  cc_enable_hint(object));
+	}
+	/* without the key guard, the row above says it: one call makes both */
+	else if (!bms_is_empty(info->pkey) &&
+			 (trg->key_check == NULL || !cc_fires_locally(trg->key_check) ||
+			  !cc_check_covers_key(trg->key_check, info->pkey)))
+		cc_health_row(h, "key_change_by_trigger_not_refused", object,
+					  psprintf("A change of the primary key of table %s by a BEFORE UPDATE trigger that fires after the key guard "
+							   "is not refused on this server (the table lacks the AFTER UPDATE check of its key that "
+							   "counter_crdt_enable_replica_merge() makes since 1.6): "
+							   "every server that applies it would stop replicating with an error.",
 							   object),
 					  cc_enable_hint(object));
 	if (rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)
@@ -96,6 +113,14 @@ cc_health_guards(CcHealth *h, const CcExtension *ext, Relation rel,
 		CcTriggers	t;
 
 		cc_find_triggers(r, ext, &t);
+		if (r != rel && key_refused && trg->key_check != NULL && cc_fires_locally(trg->key_check) &&
+			(t.key_check == NULL || !cc_fires_locally(t.key_check)))
+			cc_health_row(h, "key_change_by_trigger_not_refused", object,
+						  psprintf("A change of the primary key in partition %s by a BEFORE UPDATE trigger that fires after the key guard "
+								   "is not refused on this server (the partition's AFTER UPDATE check of its key does not fire for local statements): "
+								   "every server that applies it would stop replicating with an error.",
+								   DatumGetCString(DirectFunctionCall1(regclassout, ObjectIdGetDatum(relid)))),
+						  cc_enable_hint(object));
 		if (t.truncate_guard == NULL || !cc_fires_locally(t.truncate_guard))
 			cc_health_row(h, "truncate_not_refused", object,
 						  psprintf("A TRUNCATE of %s%s is not refused on this server: "

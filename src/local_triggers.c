@@ -15,7 +15,9 @@
  * counter_crdt_local_guard() refuses what a server must not do locally to
  * such a table: change a key (every subscriber's apply would stop on it; on
  * a partitioned table the row would move by a delete) and TRUNCATE (this
- * server's shards would start again below the clocks the others hold).
+ * server's shards would start again below the clocks the others hold).  It
+ * checks the key twice: before the row changes, and after, on the row that
+ * every BEFORE trigger of the table made.
  */
 #include "counter_crdt.h"
 #include "table_check.h"
@@ -123,9 +125,12 @@ counter_crdt_delete_as_tombstone(PG_FUNCTION_ARGS)
  * FOR EACH ROW: a change of the primary key is refused, before the row is
  * changed or moved to another partition (a key names one counter on every
  * server; a replicated key change cannot be merged, and row movement would
- * delete the row).  BEFORE TRUNCATE, FOR EACH STATEMENT: refused (it would
- * drop this server's shards, whose clocks would then start again below what
- * the other servers hold).  Both triggers fire for local statements only.
+ * delete the row).  AFTER UPDATE, FOR EACH ROW (WHEN the key differs): the
+ * same check on the row as written, which a BEFORE trigger that fires after
+ * the first guard may have changed.  BEFORE TRUNCATE, FOR EACH STATEMENT:
+ * refused (it would drop this server's shards, whose clocks would then start
+ * again below what the other servers hold).  All fire for local statements
+ * only.
  */
 PG_FUNCTION_INFO_V1(counter_crdt_local_guard);
 Datum
@@ -135,6 +140,7 @@ counter_crdt_local_guard(PG_FUNCTION_ARGS)
 	Relation	rel;
 	TupleDesc	desc;
 	Bitmapset  *pkey;
+	bool		after;
 
 	if (!CALLED_AS_TRIGGER(fcinfo))
 		ereport(ERROR,
@@ -148,11 +154,12 @@ counter_crdt_local_guard(PG_FUNCTION_ARGS)
 						RelationGetRelationName(rel)),
 				 errdetail("TRUNCATE would drop this server's shards; the other servers keep them with higher clocks, and this server's next increments would be lost against them."),
 				 errhint("DELETE the rows instead: they become tombstones on every server.")));
-	if (!TRIGGER_FIRED_BY_UPDATE(td->tg_event) || !TRIGGER_FIRED_BEFORE(td->tg_event) ||
-		!TRIGGER_FIRED_FOR_ROW(td->tg_event))
+	if (!TRIGGER_FIRED_BY_UPDATE(td->tg_event) || !TRIGGER_FIRED_FOR_ROW(td->tg_event) ||
+		TRIGGER_FIRED_INSTEAD(td->tg_event))
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-				 errmsg("counter_crdt_local_guard() must be a BEFORE UPDATE trigger FOR EACH ROW or a BEFORE TRUNCATE trigger")));
+				 errmsg("counter_crdt_local_guard() must be a BEFORE or AFTER UPDATE trigger FOR EACH ROW or a BEFORE TRUNCATE trigger")));
+	after = TRIGGER_FIRED_AFTER(td->tg_event);
 
 	desc = RelationGetDescr(rel);
 	pkey = RelationGetIndexAttrBitmap(rel, INDEX_ATTR_BITMAP_PRIMARY_KEY);
@@ -175,8 +182,13 @@ counter_crdt_local_guard(PG_FUNCTION_ARGS)
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("cannot change key column \"%s\" of table \"%s\": its counters are merged across servers",
 							NameStr(att->attname), RelationGetRelationName(rel)),
+					 after ?
+					 errdetail("The row as written, after the table's BEFORE UPDATE triggers, has another key. A key names one counter on every server: the other servers could not apply the change, and their increments of the old key would be lost.") :
 					 errdetail("A key names one counter on every server: the other servers could not apply the change, and their increments of the old key would be lost."),
+					 after ?
+					 errhint("Let the table's BEFORE UPDATE triggers leave the key as it is. To move a count, add it to the new key's counter (c + n) and DELETE the old row, which becomes a tombstone.") :
 					 errhint("To move a count, add it to the new key's counter (c + n) and DELETE the old row, which becomes a tombstone.")));
 	}
+	/* an AFTER trigger's result is ignored */
 	return PointerGetDatum(td->tg_newtuple);
 }

@@ -12,22 +12,28 @@
  * ALTER TABLE ... ENABLE TRIGGER ALL (which pg_restore --disable-triggers
  * runs) turns the merge trigger into an ordinary one; from then on applied
  * rows overwrite local increments.  The set-up function repairs that, and
- * the health check finds it.  The same goes for the two guards of
+ * the health check finds it.  The same goes for the guards of
  * counter_crdt_local_guard() (key changes and TRUNCATE refused, for local
  * statements), the truncate guard on every partition too, where the
- * extension's version has that function.
+ * extension's version has that function.  The key is guarded twice: BEFORE
+ * UPDATE OF its columns, which refuses the change before any row changes or
+ * moves, and AFTER UPDATE WHEN it differs, which sees the row as written and
+ * so a key that a BEFORE trigger firing after the first guard changed.
  */
 #include "counter_crdt.h"
 #include "conflict_log.h"
 #include "operations.h"
 #include "table_check.h"
 
+#include "access/genam.h"
 #include "access/relation.h"
+#include "access/stratnum.h"
 #include "access/table.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_namespace.h"
+#include "catalog/pg_operator.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_trigger.h"
 #include "catalog/pg_type.h"
@@ -35,6 +41,8 @@
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
+#include "optimizer/optimizer.h"
+#include "rewrite/prs2lock.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
@@ -85,6 +93,7 @@ cc_find_triggers(Relation rel, const CcExtension *ext, CcTriggers *trg)
 	trg->merge = NULL;
 	trg->delete = NULL;
 	trg->key_guard = NULL;
+	trg->key_check = NULL;
 	trg->truncate_guard = NULL;
 	for (int i = 0; td != NULL && i < td->numtriggers; i++)
 	{
@@ -108,6 +117,13 @@ cc_find_triggers(Relation rel, const CcExtension *ext, CcTriggers *trg)
 					trg->key_guard = t;
 			}
 		}
+		else if (OidIsValid(ext->guard_fn) && t->tgfoid == ext->guard_fn &&
+				 TRIGGER_FOR_AFTER(t->tgtype) && TRIGGER_FOR_ROW(t->tgtype) &&
+				 TRIGGER_FOR_UPDATE(t->tgtype) && t->tgnattr == 0)
+		{
+			if (trg->key_check == NULL || !cc_fires_locally(trg->key_check))
+				trg->key_check = t;
+		}
 	}
 }
 
@@ -130,6 +146,76 @@ cc_guard_covers_key(const Trigger *t, const Bitmapset *pkey)
 			return false;
 	}
 	return true;
+}
+
+/*
+ * Does the AFTER key check fire for a change of every primary key column?
+ * It fires for an UPDATE of any column (tgnattr is 0, else it is not
+ * ours), and its WHEN, if it has one, must read every key column of both
+ * OLD and NEW.  The trigger function compares every key column itself.
+ */
+bool
+cc_check_covers_key(const Trigger *t, const Bitmapset *pkey)
+{
+	Node	   *qual;
+	Bitmapset  *old_cols = NULL;
+	Bitmapset  *new_cols = NULL;
+
+	if (t->tgqual == NULL)
+		return true;
+	qual = stringToNode(t->tgqual);
+	pull_varattnos(qual, PRS2_OLD_VARNO, &old_cols);
+	pull_varattnos(qual, PRS2_NEW_VARNO, &new_cols);
+	return bms_is_subset(pkey, old_cols) && bms_is_subset(pkey, new_cols);
+}
+
+/*
+ * The WHEN of the AFTER key check: true when a key column differs, by the
+ * equality of the primary key's own index (its operator class), named with
+ * its schema so that no search_path finds another.  Key columns are NOT
+ * NULL, so that NOT (... = ...) is IS DISTINCT FROM.
+ */
+static char *
+cc_key_changed_qual(Relation rel)
+{
+	Oid			indexid = RelationGetPrimaryKeyIndex(rel);
+	Relation	index;
+	TupleDesc	desc = RelationGetDescr(rel);
+	StringInfoData qual;
+
+	if (!OidIsValid(indexid))
+		elog(ERROR, "table \"%s\" has no primary key", RelationGetRelationName(rel));
+	index = index_open(indexid, AccessShareLock);
+	initStringInfo(&qual);
+	appendStringInfoString(&qual, "NOT (");
+	for (int i = 0; i < index->rd_index->indnkeyatts; i++)
+	{
+		AttrNumber	attnum = index->rd_index->indkey.values[i];
+		Oid			opno = get_opfamily_member(index->rd_opfamily[i],
+											   index->rd_opcintype[i],
+											   index->rd_opcintype[i],
+											   BTEqualStrategyNumber);
+		HeapTuple	optup;
+		Form_pg_operator op;
+		const char *col;
+
+		if (attnum <= 0 || !OidIsValid(opno))
+			elog(ERROR, "primary key of \"%s\" has no equality for column %d",
+				 RelationGetRelationName(rel), i + 1);
+		optup = SearchSysCache1(OPEROID, ObjectIdGetDatum(opno));
+		if (!HeapTupleIsValid(optup))
+			elog(ERROR, "cache lookup failed for operator %u", opno);
+		op = (Form_pg_operator) GETSTRUCT(optup);
+		col = quote_identifier(NameStr(TupleDescAttr(desc, attnum - 1)->attname));
+		appendStringInfo(&qual, "%sOLD.%s OPERATOR(%s.%s) NEW.%s",
+						 i > 0 ? " AND " : "", col,
+						 quote_identifier(get_namespace_name(op->oprnamespace)),
+						 NameStr(op->oprname), col);
+		ReleaseSysCache(optup);
+	}
+	appendStringInfoChar(&qual, ')');
+	index_close(index, AccessShareLock);
+	return qual.data;
 }
 
 static void
@@ -163,12 +249,14 @@ cc_truncate_guard_commands(Relation rel, const char *fn, const CcTriggers *trg,
 }
 
 /*
- * The commands that give a table the two guards of counter_crdt_local_guard()
+ * The commands that give a table the guards of counter_crdt_local_guard()
  * (what is missing of them, or enabling them where they do not fire for local
- * statements): BEFORE UPDATE OF the primary key columns, FOR EACH ROW, which
- * partitions inherit; and BEFORE TRUNCATE, on the table and on each of its
- * partitions (TRUNCATE of a partition fires only the partition's triggers).
- * A key guard that no longer covers the whole primary key is made again.
+ * statements): BEFORE UPDATE OF the primary key columns, FOR EACH ROW, and
+ * AFTER UPDATE FOR EACH ROW WHEN the key differs, both of which partitions
+ * inherit (a clone disabled on a partition is enabled again); and BEFORE
+ * TRUNCATE, on the table and on each of its partitions (TRUNCATE of a
+ * partition fires only the partition's triggers).  A key guard that no longer
+ * covers the whole primary key is made again.
  */
 static List *
 cc_guard_commands(Relation rel, const CcExtension *ext, const CcTableInfo *info,
@@ -179,6 +267,7 @@ cc_guard_commands(Relation rel, const CcExtension *ext, const CcTableInfo *info,
 	char	   *fn = quote_qualified_identifier(get_namespace_name(ext->nsp),
 												"counter_crdt_local_guard");
 	List	   *cmds = NIL;
+	bool		make_check;
 
 	if (trg->key_guard == NULL || !cc_guard_covers_key(trg->key_guard, info->pkey))
 	{
@@ -193,6 +282,21 @@ cc_guard_commands(Relation rel, const CcExtension *ext, const CcTableInfo *info,
 	else if (!cc_fires_locally(trg->key_guard))
 		cmds = lappend(cmds, psprintf("ALTER TABLE %s ENABLE TRIGGER %s", relname,
 									  quote_identifier(trg->key_guard->tgname)));
+
+	make_check = (trg->key_check == NULL || !cc_check_covers_key(trg->key_check, info->pkey));
+	if (make_check)
+	{
+		if (trg->key_check != NULL)
+			cmds = lappend(cmds, psprintf("DROP TRIGGER %s ON %s",
+										  quote_identifier(trg->key_check->tgname), relname));
+		cmds = lappend(cmds,
+					   psprintf("CREATE TRIGGER counter_crdt_key_guard_after AFTER UPDATE ON %s"
+								" FOR EACH ROW WHEN (%s) EXECUTE FUNCTION %s()",
+								relname, cc_key_changed_qual(rel), fn));
+	}
+	else if (!cc_fires_locally(trg->key_check))
+		cmds = lappend(cmds, psprintf("ALTER TABLE %s ENABLE TRIGGER %s", relname,
+									  quote_identifier(trg->key_check->tgname)));
 
 	cmds = cc_truncate_guard_commands(rel, fn, trg, cmds);
 	if (rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)
@@ -210,6 +314,11 @@ cc_guard_commands(Relation rel, const CcExtension *ext, const CcTableInfo *info,
 				continue;
 			prel = table_open(part, NoLock);
 			cc_find_triggers(prel, ext, &ptrg);
+			if (!make_check && ptrg.key_check != NULL && !cc_fires_locally(ptrg.key_check))
+				cmds = lappend(cmds, psprintf("ALTER TABLE %s ENABLE TRIGGER %s",
+											  quote_qualified_identifier(get_namespace_name(RelationGetNamespace(prel)),
+																		 RelationGetRelationName(prel)),
+											  quote_identifier(ptrg.key_check->tgname)));
 			cmds = cc_truncate_guard_commands(prel, fn, &ptrg, cmds);
 			table_close(prel, NoLock);
 		}

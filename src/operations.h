@@ -27,6 +27,7 @@ typedef struct CcTriggers
 	const Trigger *merge;		/* the first found, or NULL */
 	const Trigger *delete;
 	const Trigger *key_guard;	/* BEFORE UPDATE FOR EACH ROW */
+	const Trigger *key_check;	/* AFTER UPDATE FOR EACH ROW, since 1.6 */
 	const Trigger *truncate_guard;	/* BEFORE TRUNCATE */
 } CcTriggers;
 
@@ -34,5 +35,6 @@ extern void cc_extension(FunctionCallInfo fcinfo, CcExtension *ext);
 extern bool cc_fires_locally(const Trigger *t);
 extern void cc_find_triggers(Relation rel, const CcExtension *ext, CcTriggers *trg);
 extern bool cc_guard_covers_key(const Trigger *t, const Bitmapset *pkey);
+extern bool cc_check_covers_key(const Trigger *t, const Bitmapset *pkey);
 
 #endif							/* CC_OPERATIONS_H */
