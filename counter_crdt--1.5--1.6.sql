@@ -134,5 +134,20 @@ COMMENT ON TABLE @extschema@.counter_crdt_dropped_writers IS
 COMMENT ON FUNCTION @extschema@.counter_crdt_local_rows_only() IS
 'trigger of counter_crdt_writer_conflicts, counter_crdt_retired_writers and counter_crdt_dropped_writers: rows that replication applies (another server''s records) are dropped (REPLICA, each row), and a local TRUNCATE is refused';
 
+--
+-- The key guard checks the key BEFORE UPDATE OF its columns, and BEFORE
+-- triggers fire in name order: a trigger of the table's owner named after it
+-- could change the key unseen.  Since 1.6 counter_crdt_enable_replica_merge()
+-- also makes an AFTER UPDATE trigger of counter_crdt_local_guard() WHEN the
+-- key differs, which sees the row as written.  Nothing here touches a user
+-- table: tables set up before get it when the set-up runs on them again, and
+-- counter_crdt_health() reports them (key_change_by_trigger_not_refused).
+--
+COMMENT ON FUNCTION @extschema@.counter_crdt_local_guard() IS
+'trigger of replicated counter tables: refuses local changes of the primary key (before the update, and after it on the row as written) and TRUNCATE, which the other servers could not merge';
+
+COMMENT ON FUNCTION @extschema@.counter_crdt_enable_replica_merge(regclass) IS
+'sets a table up for multi-server replication (merge on apply, local deletes as tombstones, key changes, by the statement or by another trigger, and TRUNCATE refused) after checking that it can be merged; idempotent, and the repair of triggers that ENABLE TRIGGER ALL or ALTER TABLE changed';
+
 COMMENT ON FUNCTION @extschema@.counter_crdt_health() IS
 'one row per problem of the replication set-up of counter_crdt tables, per table with recorded own-id conflicts, and per table and subscription whose rows brought writers forgotten on this server; no rows when healthy';

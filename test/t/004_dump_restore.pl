@@ -259,7 +259,7 @@ foreach my $S ('public', 'crdt')
 		"5|9223372036854775807\n6|-9223372036854775808\n7|-1", "$S: extreme values");
 	is(q_($src, q{SELECT string_agg(tgname || '=' || tgenabled::text, ',' ORDER BY tgname)
 			FROM pg_catalog.pg_trigger WHERE tgrelid = 'public.p'::pg_catalog.regclass}),
-		'counter_crdt_delete_as_tombstone=O,counter_crdt_key_guard=O,counter_crdt_replica_merge=R,counter_crdt_truncate_guard=O',
+		'counter_crdt_delete_as_tombstone=O,counter_crdt_key_guard=O,counter_crdt_key_guard_after=O,counter_crdt_replica_merge=R,counter_crdt_truncate_guard=O',
 		"$S: triggers of p, enabled as origin and as replica");
 	is(q_($src, q{SELECT views::text FROM public.p WHERE page = '/page/3'}),
 		'tombstone', "$S: the local delete left a tombstone");
