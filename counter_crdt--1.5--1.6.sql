@@ -136,3 +136,511 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_local_rows_only() IS
 
 COMMENT ON FUNCTION @extschema@.counter_crdt_health() IS
 'one row per problem of the replication set-up of counter_crdt tables, per table with recorded own-id conflicts, and per table and subscription whose rows brought writers forgotten on this server; no rows when healthy';
+
+--
+-- A counter is a number (issue 29).  Its value, as c::bigint reads it (the
+-- exact sum, fold records counted; NULL for a tombstone; 22003 outside
+-- bigint), compares with numbers.  = and <> between two counters stay state
+-- equality (the hash and btree operator classes); between a counter and a
+-- number they compare values.  Casts to numbers stay explicit: an implicit
+-- one would make c + 5 ambiguous.
+--
+
+--
+-- Comparisons (src/compare_numbers.c): c op n and n op c for =, <>, <, <=,
+-- >, >= with n smallint, integer, bigint or numeric; NULL when c is a
+-- tombstone.  Commutators and negators are declared, so the planner may
+-- flip (3 < c) and negate (NOT c > 3).  The estimators are the scalar ones:
+-- they read the column's most common values through these operators, but
+-- its histogram is of states in the btree order of counters, which these
+-- operators are not part of, so what lies outside the common values gets
+-- their default fraction.
+--
+
+-- with smallint
+CREATE FUNCTION @extschema@.counter_crdt_value_eq(c @extschema@.counter_crdt, n smallint) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_value_eq_int2' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.= (LEFTARG = @extschema@.counter_crdt, RIGHTARG = smallint,
+	FUNCTION = @extschema@.counter_crdt_value_eq,
+	COMMUTATOR = OPERATOR(@extschema@.=), NEGATOR = OPERATOR(@extschema@.<>),
+	RESTRICT = pg_catalog.eqsel, JOIN = pg_catalog.eqjoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_eq(@extschema@.counter_crdt, smallint) IS
+'the value of a counter = a smallint (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.= (@extschema@.counter_crdt, smallint) IS
+'the value of a counter = a smallint (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_eq(n smallint, c @extschema@.counter_crdt) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_int2_eq_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.= (LEFTARG = smallint, RIGHTARG = @extschema@.counter_crdt,
+	FUNCTION = @extschema@.counter_crdt_value_eq,
+	COMMUTATOR = OPERATOR(@extschema@.=), NEGATOR = OPERATOR(@extschema@.<>),
+	RESTRICT = pg_catalog.eqsel, JOIN = pg_catalog.eqjoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_eq(smallint, @extschema@.counter_crdt) IS
+'a smallint = the value of a counter (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.= (smallint, @extschema@.counter_crdt) IS
+'a smallint = the value of a counter (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_ne(c @extschema@.counter_crdt, n smallint) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_value_ne_int2' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.<> (LEFTARG = @extschema@.counter_crdt, RIGHTARG = smallint,
+	FUNCTION = @extschema@.counter_crdt_value_ne,
+	COMMUTATOR = OPERATOR(@extschema@.<>), NEGATOR = OPERATOR(@extschema@.=),
+	RESTRICT = pg_catalog.neqsel, JOIN = pg_catalog.neqjoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_ne(@extschema@.counter_crdt, smallint) IS
+'the value of a counter <> a smallint (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.<> (@extschema@.counter_crdt, smallint) IS
+'the value of a counter <> a smallint (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_ne(n smallint, c @extschema@.counter_crdt) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_int2_ne_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.<> (LEFTARG = smallint, RIGHTARG = @extschema@.counter_crdt,
+	FUNCTION = @extschema@.counter_crdt_value_ne,
+	COMMUTATOR = OPERATOR(@extschema@.<>), NEGATOR = OPERATOR(@extschema@.=),
+	RESTRICT = pg_catalog.neqsel, JOIN = pg_catalog.neqjoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_ne(smallint, @extschema@.counter_crdt) IS
+'a smallint <> the value of a counter (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.<> (smallint, @extschema@.counter_crdt) IS
+'a smallint <> the value of a counter (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_lt(c @extschema@.counter_crdt, n smallint) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_value_lt_int2' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.< (LEFTARG = @extschema@.counter_crdt, RIGHTARG = smallint,
+	FUNCTION = @extschema@.counter_crdt_value_lt,
+	COMMUTATOR = OPERATOR(@extschema@.>), NEGATOR = OPERATOR(@extschema@.>=),
+	RESTRICT = pg_catalog.scalarltsel, JOIN = pg_catalog.scalarltjoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_lt(@extschema@.counter_crdt, smallint) IS
+'the value of a counter < a smallint (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.< (@extschema@.counter_crdt, smallint) IS
+'the value of a counter < a smallint (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_lt(n smallint, c @extschema@.counter_crdt) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_int2_lt_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.< (LEFTARG = smallint, RIGHTARG = @extschema@.counter_crdt,
+	FUNCTION = @extschema@.counter_crdt_value_lt,
+	COMMUTATOR = OPERATOR(@extschema@.>), NEGATOR = OPERATOR(@extschema@.>=),
+	RESTRICT = pg_catalog.scalarltsel, JOIN = pg_catalog.scalarltjoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_lt(smallint, @extschema@.counter_crdt) IS
+'a smallint < the value of a counter (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.< (smallint, @extschema@.counter_crdt) IS
+'a smallint < the value of a counter (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_le(c @extschema@.counter_crdt, n smallint) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_value_le_int2' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.<= (LEFTARG = @extschema@.counter_crdt, RIGHTARG = smallint,
+	FUNCTION = @extschema@.counter_crdt_value_le,
+	COMMUTATOR = OPERATOR(@extschema@.>=), NEGATOR = OPERATOR(@extschema@.>),
+	RESTRICT = pg_catalog.scalarlesel, JOIN = pg_catalog.scalarlejoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_le(@extschema@.counter_crdt, smallint) IS
+'the value of a counter <= a smallint (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.<= (@extschema@.counter_crdt, smallint) IS
+'the value of a counter <= a smallint (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_le(n smallint, c @extschema@.counter_crdt) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_int2_le_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.<= (LEFTARG = smallint, RIGHTARG = @extschema@.counter_crdt,
+	FUNCTION = @extschema@.counter_crdt_value_le,
+	COMMUTATOR = OPERATOR(@extschema@.>=), NEGATOR = OPERATOR(@extschema@.>),
+	RESTRICT = pg_catalog.scalarlesel, JOIN = pg_catalog.scalarlejoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_le(smallint, @extschema@.counter_crdt) IS
+'a smallint <= the value of a counter (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.<= (smallint, @extschema@.counter_crdt) IS
+'a smallint <= the value of a counter (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_gt(c @extschema@.counter_crdt, n smallint) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_value_gt_int2' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.> (LEFTARG = @extschema@.counter_crdt, RIGHTARG = smallint,
+	FUNCTION = @extschema@.counter_crdt_value_gt,
+	COMMUTATOR = OPERATOR(@extschema@.<), NEGATOR = OPERATOR(@extschema@.<=),
+	RESTRICT = pg_catalog.scalargtsel, JOIN = pg_catalog.scalargtjoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_gt(@extschema@.counter_crdt, smallint) IS
+'the value of a counter > a smallint (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.> (@extschema@.counter_crdt, smallint) IS
+'the value of a counter > a smallint (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_gt(n smallint, c @extschema@.counter_crdt) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_int2_gt_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.> (LEFTARG = smallint, RIGHTARG = @extschema@.counter_crdt,
+	FUNCTION = @extschema@.counter_crdt_value_gt,
+	COMMUTATOR = OPERATOR(@extschema@.<), NEGATOR = OPERATOR(@extschema@.<=),
+	RESTRICT = pg_catalog.scalargtsel, JOIN = pg_catalog.scalargtjoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_gt(smallint, @extschema@.counter_crdt) IS
+'a smallint > the value of a counter (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.> (smallint, @extschema@.counter_crdt) IS
+'a smallint > the value of a counter (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_ge(c @extschema@.counter_crdt, n smallint) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_value_ge_int2' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.>= (LEFTARG = @extschema@.counter_crdt, RIGHTARG = smallint,
+	FUNCTION = @extschema@.counter_crdt_value_ge,
+	COMMUTATOR = OPERATOR(@extschema@.<=), NEGATOR = OPERATOR(@extschema@.<),
+	RESTRICT = pg_catalog.scalargesel, JOIN = pg_catalog.scalargejoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_ge(@extschema@.counter_crdt, smallint) IS
+'the value of a counter >= a smallint (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.>= (@extschema@.counter_crdt, smallint) IS
+'the value of a counter >= a smallint (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_ge(n smallint, c @extschema@.counter_crdt) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_int2_ge_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.>= (LEFTARG = smallint, RIGHTARG = @extschema@.counter_crdt,
+	FUNCTION = @extschema@.counter_crdt_value_ge,
+	COMMUTATOR = OPERATOR(@extschema@.<=), NEGATOR = OPERATOR(@extschema@.<),
+	RESTRICT = pg_catalog.scalargesel, JOIN = pg_catalog.scalargejoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_ge(smallint, @extschema@.counter_crdt) IS
+'a smallint >= the value of a counter (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.>= (smallint, @extschema@.counter_crdt) IS
+'a smallint >= the value of a counter (NULL for a tombstone)';
+
+-- with integer
+CREATE FUNCTION @extschema@.counter_crdt_value_eq(c @extschema@.counter_crdt, n integer) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_value_eq_int4' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.= (LEFTARG = @extschema@.counter_crdt, RIGHTARG = integer,
+	FUNCTION = @extschema@.counter_crdt_value_eq,
+	COMMUTATOR = OPERATOR(@extschema@.=), NEGATOR = OPERATOR(@extschema@.<>),
+	RESTRICT = pg_catalog.eqsel, JOIN = pg_catalog.eqjoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_eq(@extschema@.counter_crdt, integer) IS
+'the value of a counter = a integer (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.= (@extschema@.counter_crdt, integer) IS
+'the value of a counter = a integer (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_eq(n integer, c @extschema@.counter_crdt) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_int4_eq_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.= (LEFTARG = integer, RIGHTARG = @extschema@.counter_crdt,
+	FUNCTION = @extschema@.counter_crdt_value_eq,
+	COMMUTATOR = OPERATOR(@extschema@.=), NEGATOR = OPERATOR(@extschema@.<>),
+	RESTRICT = pg_catalog.eqsel, JOIN = pg_catalog.eqjoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_eq(integer, @extschema@.counter_crdt) IS
+'a integer = the value of a counter (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.= (integer, @extschema@.counter_crdt) IS
+'a integer = the value of a counter (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_ne(c @extschema@.counter_crdt, n integer) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_value_ne_int4' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.<> (LEFTARG = @extschema@.counter_crdt, RIGHTARG = integer,
+	FUNCTION = @extschema@.counter_crdt_value_ne,
+	COMMUTATOR = OPERATOR(@extschema@.<>), NEGATOR = OPERATOR(@extschema@.=),
+	RESTRICT = pg_catalog.neqsel, JOIN = pg_catalog.neqjoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_ne(@extschema@.counter_crdt, integer) IS
+'the value of a counter <> a integer (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.<> (@extschema@.counter_crdt, integer) IS
+'the value of a counter <> a integer (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_ne(n integer, c @extschema@.counter_crdt) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_int4_ne_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.<> (LEFTARG = integer, RIGHTARG = @extschema@.counter_crdt,
+	FUNCTION = @extschema@.counter_crdt_value_ne,
+	COMMUTATOR = OPERATOR(@extschema@.<>), NEGATOR = OPERATOR(@extschema@.=),
+	RESTRICT = pg_catalog.neqsel, JOIN = pg_catalog.neqjoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_ne(integer, @extschema@.counter_crdt) IS
+'a integer <> the value of a counter (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.<> (integer, @extschema@.counter_crdt) IS
+'a integer <> the value of a counter (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_lt(c @extschema@.counter_crdt, n integer) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_value_lt_int4' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.< (LEFTARG = @extschema@.counter_crdt, RIGHTARG = integer,
+	FUNCTION = @extschema@.counter_crdt_value_lt,
+	COMMUTATOR = OPERATOR(@extschema@.>), NEGATOR = OPERATOR(@extschema@.>=),
+	RESTRICT = pg_catalog.scalarltsel, JOIN = pg_catalog.scalarltjoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_lt(@extschema@.counter_crdt, integer) IS
+'the value of a counter < a integer (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.< (@extschema@.counter_crdt, integer) IS
+'the value of a counter < a integer (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_lt(n integer, c @extschema@.counter_crdt) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_int4_lt_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.< (LEFTARG = integer, RIGHTARG = @extschema@.counter_crdt,
+	FUNCTION = @extschema@.counter_crdt_value_lt,
+	COMMUTATOR = OPERATOR(@extschema@.>), NEGATOR = OPERATOR(@extschema@.>=),
+	RESTRICT = pg_catalog.scalarltsel, JOIN = pg_catalog.scalarltjoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_lt(integer, @extschema@.counter_crdt) IS
+'a integer < the value of a counter (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.< (integer, @extschema@.counter_crdt) IS
+'a integer < the value of a counter (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_le(c @extschema@.counter_crdt, n integer) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_value_le_int4' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.<= (LEFTARG = @extschema@.counter_crdt, RIGHTARG = integer,
+	FUNCTION = @extschema@.counter_crdt_value_le,
+	COMMUTATOR = OPERATOR(@extschema@.>=), NEGATOR = OPERATOR(@extschema@.>),
+	RESTRICT = pg_catalog.scalarlesel, JOIN = pg_catalog.scalarlejoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_le(@extschema@.counter_crdt, integer) IS
+'the value of a counter <= a integer (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.<= (@extschema@.counter_crdt, integer) IS
+'the value of a counter <= a integer (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_le(n integer, c @extschema@.counter_crdt) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_int4_le_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.<= (LEFTARG = integer, RIGHTARG = @extschema@.counter_crdt,
+	FUNCTION = @extschema@.counter_crdt_value_le,
+	COMMUTATOR = OPERATOR(@extschema@.>=), NEGATOR = OPERATOR(@extschema@.>),
+	RESTRICT = pg_catalog.scalarlesel, JOIN = pg_catalog.scalarlejoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_le(integer, @extschema@.counter_crdt) IS
+'a integer <= the value of a counter (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.<= (integer, @extschema@.counter_crdt) IS
+'a integer <= the value of a counter (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_gt(c @extschema@.counter_crdt, n integer) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_value_gt_int4' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.> (LEFTARG = @extschema@.counter_crdt, RIGHTARG = integer,
+	FUNCTION = @extschema@.counter_crdt_value_gt,
+	COMMUTATOR = OPERATOR(@extschema@.<), NEGATOR = OPERATOR(@extschema@.<=),
+	RESTRICT = pg_catalog.scalargtsel, JOIN = pg_catalog.scalargtjoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_gt(@extschema@.counter_crdt, integer) IS
+'the value of a counter > a integer (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.> (@extschema@.counter_crdt, integer) IS
+'the value of a counter > a integer (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_gt(n integer, c @extschema@.counter_crdt) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_int4_gt_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.> (LEFTARG = integer, RIGHTARG = @extschema@.counter_crdt,
+	FUNCTION = @extschema@.counter_crdt_value_gt,
+	COMMUTATOR = OPERATOR(@extschema@.<), NEGATOR = OPERATOR(@extschema@.<=),
+	RESTRICT = pg_catalog.scalargtsel, JOIN = pg_catalog.scalargtjoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_gt(integer, @extschema@.counter_crdt) IS
+'a integer > the value of a counter (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.> (integer, @extschema@.counter_crdt) IS
+'a integer > the value of a counter (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_ge(c @extschema@.counter_crdt, n integer) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_value_ge_int4' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.>= (LEFTARG = @extschema@.counter_crdt, RIGHTARG = integer,
+	FUNCTION = @extschema@.counter_crdt_value_ge,
+	COMMUTATOR = OPERATOR(@extschema@.<=), NEGATOR = OPERATOR(@extschema@.<),
+	RESTRICT = pg_catalog.scalargesel, JOIN = pg_catalog.scalargejoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_ge(@extschema@.counter_crdt, integer) IS
+'the value of a counter >= a integer (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.>= (@extschema@.counter_crdt, integer) IS
+'the value of a counter >= a integer (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_ge(n integer, c @extschema@.counter_crdt) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_int4_ge_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.>= (LEFTARG = integer, RIGHTARG = @extschema@.counter_crdt,
+	FUNCTION = @extschema@.counter_crdt_value_ge,
+	COMMUTATOR = OPERATOR(@extschema@.<=), NEGATOR = OPERATOR(@extschema@.<),
+	RESTRICT = pg_catalog.scalargesel, JOIN = pg_catalog.scalargejoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_ge(integer, @extschema@.counter_crdt) IS
+'a integer >= the value of a counter (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.>= (integer, @extschema@.counter_crdt) IS
+'a integer >= the value of a counter (NULL for a tombstone)';
+
+-- with bigint
+CREATE FUNCTION @extschema@.counter_crdt_value_eq(c @extschema@.counter_crdt, n bigint) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_value_eq_int8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.= (LEFTARG = @extschema@.counter_crdt, RIGHTARG = bigint,
+	FUNCTION = @extschema@.counter_crdt_value_eq,
+	COMMUTATOR = OPERATOR(@extschema@.=), NEGATOR = OPERATOR(@extschema@.<>),
+	RESTRICT = pg_catalog.eqsel, JOIN = pg_catalog.eqjoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_eq(@extschema@.counter_crdt, bigint) IS
+'the value of a counter = a bigint (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.= (@extschema@.counter_crdt, bigint) IS
+'the value of a counter = a bigint (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_eq(n bigint, c @extschema@.counter_crdt) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_int8_eq_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.= (LEFTARG = bigint, RIGHTARG = @extschema@.counter_crdt,
+	FUNCTION = @extschema@.counter_crdt_value_eq,
+	COMMUTATOR = OPERATOR(@extschema@.=), NEGATOR = OPERATOR(@extschema@.<>),
+	RESTRICT = pg_catalog.eqsel, JOIN = pg_catalog.eqjoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_eq(bigint, @extschema@.counter_crdt) IS
+'a bigint = the value of a counter (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.= (bigint, @extschema@.counter_crdt) IS
+'a bigint = the value of a counter (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_ne(c @extschema@.counter_crdt, n bigint) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_value_ne_int8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.<> (LEFTARG = @extschema@.counter_crdt, RIGHTARG = bigint,
+	FUNCTION = @extschema@.counter_crdt_value_ne,
+	COMMUTATOR = OPERATOR(@extschema@.<>), NEGATOR = OPERATOR(@extschema@.=),
+	RESTRICT = pg_catalog.neqsel, JOIN = pg_catalog.neqjoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_ne(@extschema@.counter_crdt, bigint) IS
+'the value of a counter <> a bigint (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.<> (@extschema@.counter_crdt, bigint) IS
+'the value of a counter <> a bigint (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_ne(n bigint, c @extschema@.counter_crdt) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_int8_ne_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.<> (LEFTARG = bigint, RIGHTARG = @extschema@.counter_crdt,
+	FUNCTION = @extschema@.counter_crdt_value_ne,
+	COMMUTATOR = OPERATOR(@extschema@.<>), NEGATOR = OPERATOR(@extschema@.=),
+	RESTRICT = pg_catalog.neqsel, JOIN = pg_catalog.neqjoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_ne(bigint, @extschema@.counter_crdt) IS
+'a bigint <> the value of a counter (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.<> (bigint, @extschema@.counter_crdt) IS
+'a bigint <> the value of a counter (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_lt(c @extschema@.counter_crdt, n bigint) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_value_lt_int8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.< (LEFTARG = @extschema@.counter_crdt, RIGHTARG = bigint,
+	FUNCTION = @extschema@.counter_crdt_value_lt,
+	COMMUTATOR = OPERATOR(@extschema@.>), NEGATOR = OPERATOR(@extschema@.>=),
+	RESTRICT = pg_catalog.scalarltsel, JOIN = pg_catalog.scalarltjoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_lt(@extschema@.counter_crdt, bigint) IS
+'the value of a counter < a bigint (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.< (@extschema@.counter_crdt, bigint) IS
+'the value of a counter < a bigint (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_lt(n bigint, c @extschema@.counter_crdt) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_int8_lt_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.< (LEFTARG = bigint, RIGHTARG = @extschema@.counter_crdt,
+	FUNCTION = @extschema@.counter_crdt_value_lt,
+	COMMUTATOR = OPERATOR(@extschema@.>), NEGATOR = OPERATOR(@extschema@.>=),
+	RESTRICT = pg_catalog.scalarltsel, JOIN = pg_catalog.scalarltjoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_lt(bigint, @extschema@.counter_crdt) IS
+'a bigint < the value of a counter (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.< (bigint, @extschema@.counter_crdt) IS
+'a bigint < the value of a counter (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_le(c @extschema@.counter_crdt, n bigint) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_value_le_int8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.<= (LEFTARG = @extschema@.counter_crdt, RIGHTARG = bigint,
+	FUNCTION = @extschema@.counter_crdt_value_le,
+	COMMUTATOR = OPERATOR(@extschema@.>=), NEGATOR = OPERATOR(@extschema@.>),
+	RESTRICT = pg_catalog.scalarlesel, JOIN = pg_catalog.scalarlejoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_le(@extschema@.counter_crdt, bigint) IS
+'the value of a counter <= a bigint (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.<= (@extschema@.counter_crdt, bigint) IS
+'the value of a counter <= a bigint (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_le(n bigint, c @extschema@.counter_crdt) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_int8_le_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.<= (LEFTARG = bigint, RIGHTARG = @extschema@.counter_crdt,
+	FUNCTION = @extschema@.counter_crdt_value_le,
+	COMMUTATOR = OPERATOR(@extschema@.>=), NEGATOR = OPERATOR(@extschema@.>),
+	RESTRICT = pg_catalog.scalarlesel, JOIN = pg_catalog.scalarlejoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_le(bigint, @extschema@.counter_crdt) IS
+'a bigint <= the value of a counter (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.<= (bigint, @extschema@.counter_crdt) IS
+'a bigint <= the value of a counter (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_gt(c @extschema@.counter_crdt, n bigint) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_value_gt_int8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.> (LEFTARG = @extschema@.counter_crdt, RIGHTARG = bigint,
+	FUNCTION = @extschema@.counter_crdt_value_gt,
+	COMMUTATOR = OPERATOR(@extschema@.<), NEGATOR = OPERATOR(@extschema@.<=),
+	RESTRICT = pg_catalog.scalargtsel, JOIN = pg_catalog.scalargtjoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_gt(@extschema@.counter_crdt, bigint) IS
+'the value of a counter > a bigint (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.> (@extschema@.counter_crdt, bigint) IS
+'the value of a counter > a bigint (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_gt(n bigint, c @extschema@.counter_crdt) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_int8_gt_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.> (LEFTARG = bigint, RIGHTARG = @extschema@.counter_crdt,
+	FUNCTION = @extschema@.counter_crdt_value_gt,
+	COMMUTATOR = OPERATOR(@extschema@.<), NEGATOR = OPERATOR(@extschema@.<=),
+	RESTRICT = pg_catalog.scalargtsel, JOIN = pg_catalog.scalargtjoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_gt(bigint, @extschema@.counter_crdt) IS
+'a bigint > the value of a counter (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.> (bigint, @extschema@.counter_crdt) IS
+'a bigint > the value of a counter (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_ge(c @extschema@.counter_crdt, n bigint) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_value_ge_int8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.>= (LEFTARG = @extschema@.counter_crdt, RIGHTARG = bigint,
+	FUNCTION = @extschema@.counter_crdt_value_ge,
+	COMMUTATOR = OPERATOR(@extschema@.<=), NEGATOR = OPERATOR(@extschema@.<),
+	RESTRICT = pg_catalog.scalargesel, JOIN = pg_catalog.scalargejoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_ge(@extschema@.counter_crdt, bigint) IS
+'the value of a counter >= a bigint (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.>= (@extschema@.counter_crdt, bigint) IS
+'the value of a counter >= a bigint (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_ge(n bigint, c @extschema@.counter_crdt) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_int8_ge_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.>= (LEFTARG = bigint, RIGHTARG = @extschema@.counter_crdt,
+	FUNCTION = @extschema@.counter_crdt_value_ge,
+	COMMUTATOR = OPERATOR(@extschema@.<=), NEGATOR = OPERATOR(@extschema@.<),
+	RESTRICT = pg_catalog.scalargesel, JOIN = pg_catalog.scalargejoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_ge(bigint, @extschema@.counter_crdt) IS
+'a bigint >= the value of a counter (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.>= (bigint, @extschema@.counter_crdt) IS
+'a bigint >= the value of a counter (NULL for a tombstone)';
+
+-- with numeric
+CREATE FUNCTION @extschema@.counter_crdt_value_eq(c @extschema@.counter_crdt, n numeric) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_value_eq_numeric' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.= (LEFTARG = @extschema@.counter_crdt, RIGHTARG = numeric,
+	FUNCTION = @extschema@.counter_crdt_value_eq,
+	COMMUTATOR = OPERATOR(@extschema@.=), NEGATOR = OPERATOR(@extschema@.<>),
+	RESTRICT = pg_catalog.eqsel, JOIN = pg_catalog.eqjoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_eq(@extschema@.counter_crdt, numeric) IS
+'the value of a counter = a numeric (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.= (@extschema@.counter_crdt, numeric) IS
+'the value of a counter = a numeric (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_eq(n numeric, c @extschema@.counter_crdt) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_numeric_eq_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.= (LEFTARG = numeric, RIGHTARG = @extschema@.counter_crdt,
+	FUNCTION = @extschema@.counter_crdt_value_eq,
+	COMMUTATOR = OPERATOR(@extschema@.=), NEGATOR = OPERATOR(@extschema@.<>),
+	RESTRICT = pg_catalog.eqsel, JOIN = pg_catalog.eqjoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_eq(numeric, @extschema@.counter_crdt) IS
+'a numeric = the value of a counter (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.= (numeric, @extschema@.counter_crdt) IS
+'a numeric = the value of a counter (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_ne(c @extschema@.counter_crdt, n numeric) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_value_ne_numeric' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.<> (LEFTARG = @extschema@.counter_crdt, RIGHTARG = numeric,
+	FUNCTION = @extschema@.counter_crdt_value_ne,
+	COMMUTATOR = OPERATOR(@extschema@.<>), NEGATOR = OPERATOR(@extschema@.=),
+	RESTRICT = pg_catalog.neqsel, JOIN = pg_catalog.neqjoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_ne(@extschema@.counter_crdt, numeric) IS
+'the value of a counter <> a numeric (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.<> (@extschema@.counter_crdt, numeric) IS
+'the value of a counter <> a numeric (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_ne(n numeric, c @extschema@.counter_crdt) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_numeric_ne_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.<> (LEFTARG = numeric, RIGHTARG = @extschema@.counter_crdt,
+	FUNCTION = @extschema@.counter_crdt_value_ne,
+	COMMUTATOR = OPERATOR(@extschema@.<>), NEGATOR = OPERATOR(@extschema@.=),
+	RESTRICT = pg_catalog.neqsel, JOIN = pg_catalog.neqjoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_ne(numeric, @extschema@.counter_crdt) IS
+'a numeric <> the value of a counter (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.<> (numeric, @extschema@.counter_crdt) IS
+'a numeric <> the value of a counter (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_lt(c @extschema@.counter_crdt, n numeric) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_value_lt_numeric' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.< (LEFTARG = @extschema@.counter_crdt, RIGHTARG = numeric,
+	FUNCTION = @extschema@.counter_crdt_value_lt,
+	COMMUTATOR = OPERATOR(@extschema@.>), NEGATOR = OPERATOR(@extschema@.>=),
+	RESTRICT = pg_catalog.scalarltsel, JOIN = pg_catalog.scalarltjoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_lt(@extschema@.counter_crdt, numeric) IS
+'the value of a counter < a numeric (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.< (@extschema@.counter_crdt, numeric) IS
+'the value of a counter < a numeric (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_lt(n numeric, c @extschema@.counter_crdt) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_numeric_lt_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.< (LEFTARG = numeric, RIGHTARG = @extschema@.counter_crdt,
+	FUNCTION = @extschema@.counter_crdt_value_lt,
+	COMMUTATOR = OPERATOR(@extschema@.>), NEGATOR = OPERATOR(@extschema@.>=),
+	RESTRICT = pg_catalog.scalarltsel, JOIN = pg_catalog.scalarltjoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_lt(numeric, @extschema@.counter_crdt) IS
+'a numeric < the value of a counter (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.< (numeric, @extschema@.counter_crdt) IS
+'a numeric < the value of a counter (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_le(c @extschema@.counter_crdt, n numeric) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_value_le_numeric' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.<= (LEFTARG = @extschema@.counter_crdt, RIGHTARG = numeric,
+	FUNCTION = @extschema@.counter_crdt_value_le,
+	COMMUTATOR = OPERATOR(@extschema@.>=), NEGATOR = OPERATOR(@extschema@.>),
+	RESTRICT = pg_catalog.scalarlesel, JOIN = pg_catalog.scalarlejoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_le(@extschema@.counter_crdt, numeric) IS
+'the value of a counter <= a numeric (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.<= (@extschema@.counter_crdt, numeric) IS
+'the value of a counter <= a numeric (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_le(n numeric, c @extschema@.counter_crdt) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_numeric_le_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.<= (LEFTARG = numeric, RIGHTARG = @extschema@.counter_crdt,
+	FUNCTION = @extschema@.counter_crdt_value_le,
+	COMMUTATOR = OPERATOR(@extschema@.>=), NEGATOR = OPERATOR(@extschema@.>),
+	RESTRICT = pg_catalog.scalarlesel, JOIN = pg_catalog.scalarlejoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_le(numeric, @extschema@.counter_crdt) IS
+'a numeric <= the value of a counter (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.<= (numeric, @extschema@.counter_crdt) IS
+'a numeric <= the value of a counter (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_gt(c @extschema@.counter_crdt, n numeric) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_value_gt_numeric' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.> (LEFTARG = @extschema@.counter_crdt, RIGHTARG = numeric,
+	FUNCTION = @extschema@.counter_crdt_value_gt,
+	COMMUTATOR = OPERATOR(@extschema@.<), NEGATOR = OPERATOR(@extschema@.<=),
+	RESTRICT = pg_catalog.scalargtsel, JOIN = pg_catalog.scalargtjoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_gt(@extschema@.counter_crdt, numeric) IS
+'the value of a counter > a numeric (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.> (@extschema@.counter_crdt, numeric) IS
+'the value of a counter > a numeric (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_gt(n numeric, c @extschema@.counter_crdt) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_numeric_gt_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.> (LEFTARG = numeric, RIGHTARG = @extschema@.counter_crdt,
+	FUNCTION = @extschema@.counter_crdt_value_gt,
+	COMMUTATOR = OPERATOR(@extschema@.<), NEGATOR = OPERATOR(@extschema@.<=),
+	RESTRICT = pg_catalog.scalargtsel, JOIN = pg_catalog.scalargtjoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_gt(numeric, @extschema@.counter_crdt) IS
+'a numeric > the value of a counter (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.> (numeric, @extschema@.counter_crdt) IS
+'a numeric > the value of a counter (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_ge(c @extschema@.counter_crdt, n numeric) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_value_ge_numeric' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.>= (LEFTARG = @extschema@.counter_crdt, RIGHTARG = numeric,
+	FUNCTION = @extschema@.counter_crdt_value_ge,
+	COMMUTATOR = OPERATOR(@extschema@.<=), NEGATOR = OPERATOR(@extschema@.<),
+	RESTRICT = pg_catalog.scalargesel, JOIN = pg_catalog.scalargejoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_ge(@extschema@.counter_crdt, numeric) IS
+'the value of a counter >= a numeric (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.>= (@extschema@.counter_crdt, numeric) IS
+'the value of a counter >= a numeric (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_ge(n numeric, c @extschema@.counter_crdt) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_numeric_ge_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.>= (LEFTARG = numeric, RIGHTARG = @extschema@.counter_crdt,
+	FUNCTION = @extschema@.counter_crdt_value_ge,
+	COMMUTATOR = OPERATOR(@extschema@.<=), NEGATOR = OPERATOR(@extschema@.<),
+	RESTRICT = pg_catalog.scalargesel, JOIN = pg_catalog.scalargejoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_ge(numeric, @extschema@.counter_crdt) IS
+'a numeric >= the value of a counter (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.>= (numeric, @extschema@.counter_crdt) IS
+'a numeric >= the value of a counter (NULL for a tombstone)';

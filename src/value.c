@@ -16,9 +16,10 @@
  * The value of a counter, false for a tombstone; 22003 outside bigint.  A
  * version 2 value keeps its total in its first bytes: an inline one is read
  * in place, a compressed or out-of-line one through a slice of those bytes
- * (only that prefix is decompressed, only the first chunk fetched).
+ * (only that prefix is decompressed, only the first chunk fetched).  What
+ * c::bigint reads, and every comparison, cast and aggregate of the value.
  */
-static bool
+bool
 cc_datum_value(Datum d, int64 *value)
 {
 	struct varlena *raw = (struct varlena *) DatumGetPointer(d);
