@@ -644,3 +644,42 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_value_ge(numeric, @extschema@.count
 'a numeric >= the value of a counter (NULL for a tombstone)';
 COMMENT ON OPERATOR @extschema@.>= (numeric, @extschema@.counter_crdt) IS
 'a numeric >= the value of a counter (NULL for a tombstone)';
+
+--
+-- Casts to the other numbers, explicit as the one to bigint is (src/value.c):
+-- the value, NULL for a tombstone, 22003 where it does not fit.
+--
+CREATE FUNCTION @extschema@.counter_crdt_to_int2(c @extschema@.counter_crdt) RETURNS smallint
+AS 'MODULE_PATHNAME', 'counter_crdt_to_int2' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.counter_crdt_to_int4(c @extschema@.counter_crdt) RETURNS integer
+AS 'MODULE_PATHNAME', 'counter_crdt_to_int4' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.counter_crdt_to_numeric(c @extschema@.counter_crdt) RETURNS numeric
+AS 'MODULE_PATHNAME', 'counter_crdt_to_numeric' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.counter_crdt_to_float8(c @extschema@.counter_crdt) RETURNS double precision
+AS 'MODULE_PATHNAME', 'counter_crdt_to_float8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE CAST (@extschema@.counter_crdt AS smallint)
+	WITH FUNCTION @extschema@.counter_crdt_to_int2(@extschema@.counter_crdt);
+CREATE CAST (@extschema@.counter_crdt AS integer)
+	WITH FUNCTION @extschema@.counter_crdt_to_int4(@extschema@.counter_crdt);
+CREATE CAST (@extschema@.counter_crdt AS numeric)
+	WITH FUNCTION @extschema@.counter_crdt_to_numeric(@extschema@.counter_crdt);
+CREATE CAST (@extschema@.counter_crdt AS double precision)
+	WITH FUNCTION @extschema@.counter_crdt_to_float8(@extschema@.counter_crdt);
+
+COMMENT ON FUNCTION @extschema@.counter_crdt_to_int2(@extschema@.counter_crdt) IS
+'the value of a counter as smallint: NULL for a tombstone, 22003 outside smallint';
+COMMENT ON FUNCTION @extschema@.counter_crdt_to_int4(@extschema@.counter_crdt) IS
+'the value of a counter as integer: NULL for a tombstone, 22003 outside integer';
+COMMENT ON FUNCTION @extschema@.counter_crdt_to_numeric(@extschema@.counter_crdt) IS
+'the value of a counter as numeric: NULL for a tombstone';
+COMMENT ON FUNCTION @extschema@.counter_crdt_to_float8(@extschema@.counter_crdt) IS
+'the value of a counter as double precision, rounded as bigint::double precision is: NULL for a tombstone';
+COMMENT ON CAST (@extschema@.counter_crdt AS smallint) IS
+'the value (explicit only): counter_crdt_to_int2';
+COMMENT ON CAST (@extschema@.counter_crdt AS integer) IS
+'the value (explicit only): counter_crdt_to_int4';
+COMMENT ON CAST (@extschema@.counter_crdt AS numeric) IS
+'the value (explicit only): counter_crdt_to_numeric';
+COMMENT ON CAST (@extschema@.counter_crdt AS double precision) IS
+'the value (explicit only): counter_crdt_to_float8';
