@@ -22,7 +22,7 @@ CORE_SRCS = src/core/cc_base.c src/core/cc_stored.c src/core/cc_wire.c \
 CORE_HDRS = $(wildcard src/core/*.h)
 GLUE_SRCS = src/module.c src/fold.c src/counter_crdt.c src/type_io.c src/increment.c \
 	src/value.c src/compare.c src/compare_numbers.c src/digest.c src/writer_ids.c src/aggregate.c \
-	src/agg_slots.c src/table_check.c src/conflict_log.c src/replica_merge.c \
+	src/agg_slots.c src/value_aggregates.c src/table_check.c src/conflict_log.c src/replica_merge.c \
 	src/local_triggers.c src/operations.c src/health.c src/json.c src/hashing.c \
 	src/retired.c src/dropped_writers.c src/sweep.c
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)

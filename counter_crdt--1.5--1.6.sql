@@ -683,3 +683,82 @@ COMMENT ON CAST (@extschema@.counter_crdt AS numeric) IS
 'the value (explicit only): counter_crdt_to_numeric';
 COMMENT ON CAST (@extschema@.counter_crdt AS double precision) IS
 'the value (explicit only): counter_crdt_to_float8';
+
+--
+-- Aggregates of values (src/value_aggregates.c): sum(c) and avg(c) as
+-- sum(bigint) and avg(bigint) (numeric, exact), on PostgreSQL's own state of
+-- those (combined, passed between parallel workers and finished by its
+-- functions; a moving window frame takes values out with the inverse);
+-- min(c) and max(c) bigint, plain aggregates of the value, not sort-operator
+-- ones (ORDER BY c orders states, by value first).  Tombstones and NULLs are
+-- skipped.  sum adds different counters' values; counter_crdt_merge_agg
+-- merges copies of one counter.
+--
+CREATE FUNCTION @extschema@.counter_crdt_sum_accum(internal, @extschema@.counter_crdt) RETURNS internal
+AS 'MODULE_PATHNAME', 'counter_crdt_sum_accum' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.counter_crdt_sum_accum_inv(internal, @extschema@.counter_crdt) RETURNS internal
+AS 'MODULE_PATHNAME', 'counter_crdt_sum_accum_inv' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.counter_crdt_min_accum(bigint, @extschema@.counter_crdt) RETURNS bigint
+AS 'MODULE_PATHNAME', 'counter_crdt_min_accum' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.counter_crdt_max_accum(bigint, @extschema@.counter_crdt) RETURNS bigint
+AS 'MODULE_PATHNAME', 'counter_crdt_max_accum' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE AGGREGATE @extschema@.sum(@extschema@.counter_crdt) (
+	SFUNC = @extschema@.counter_crdt_sum_accum,
+	STYPE = internal,
+	SSPACE = 48,
+	FINALFUNC = pg_catalog.numeric_poly_sum,
+	COMBINEFUNC = pg_catalog.int8_avg_combine,
+	SERIALFUNC = pg_catalog.int8_avg_serialize,
+	DESERIALFUNC = pg_catalog.int8_avg_deserialize,
+	MSFUNC = @extschema@.counter_crdt_sum_accum,
+	MINVFUNC = @extschema@.counter_crdt_sum_accum_inv,
+	MSTYPE = internal,
+	MSSPACE = 48,
+	MFINALFUNC = pg_catalog.numeric_poly_sum,
+	PARALLEL = SAFE
+);
+CREATE AGGREGATE @extschema@.avg(@extschema@.counter_crdt) (
+	SFUNC = @extschema@.counter_crdt_sum_accum,
+	STYPE = internal,
+	SSPACE = 48,
+	FINALFUNC = pg_catalog.numeric_poly_avg,
+	COMBINEFUNC = pg_catalog.int8_avg_combine,
+	SERIALFUNC = pg_catalog.int8_avg_serialize,
+	DESERIALFUNC = pg_catalog.int8_avg_deserialize,
+	MSFUNC = @extschema@.counter_crdt_sum_accum,
+	MINVFUNC = @extschema@.counter_crdt_sum_accum_inv,
+	MSTYPE = internal,
+	MSSPACE = 48,
+	MFINALFUNC = pg_catalog.numeric_poly_avg,
+	PARALLEL = SAFE
+);
+CREATE AGGREGATE @extschema@.min(@extschema@.counter_crdt) (
+	SFUNC = @extschema@.counter_crdt_min_accum,
+	STYPE = bigint,
+	COMBINEFUNC = pg_catalog.int8smaller,
+	PARALLEL = SAFE
+);
+CREATE AGGREGATE @extschema@.max(@extschema@.counter_crdt) (
+	SFUNC = @extschema@.counter_crdt_max_accum,
+	STYPE = bigint,
+	COMBINEFUNC = pg_catalog.int8larger,
+	PARALLEL = SAFE
+);
+
+COMMENT ON FUNCTION @extschema@.counter_crdt_sum_accum(internal, @extschema@.counter_crdt) IS
+'transition function of sum(counter_crdt) and avg(counter_crdt): int8_avg_accum of the value';
+COMMENT ON FUNCTION @extschema@.counter_crdt_sum_accum_inv(internal, @extschema@.counter_crdt) IS
+'inverse moving transition function of sum(counter_crdt) and avg(counter_crdt): int8_avg_accum_inv of the value';
+COMMENT ON FUNCTION @extschema@.counter_crdt_min_accum(bigint, @extschema@.counter_crdt) IS
+'transition function of min(counter_crdt): the least value so far';
+COMMENT ON FUNCTION @extschema@.counter_crdt_max_accum(bigint, @extschema@.counter_crdt) IS
+'transition function of max(counter_crdt): the greatest value so far';
+COMMENT ON AGGREGATE @extschema@.sum(@extschema@.counter_crdt) IS
+'sum of the values of counters, as numeric (exact, as sum(bigint)); tombstones and NULLs skipped; adds different counters (counter_crdt_merge_agg merges copies of one)';
+COMMENT ON AGGREGATE @extschema@.avg(@extschema@.counter_crdt) IS
+'average of the values of counters, as numeric (as avg(bigint)); tombstones and NULLs skipped';
+COMMENT ON AGGREGATE @extschema@.min(@extschema@.counter_crdt) IS
+'least value of counters, as bigint; tombstones and NULLs skipped';
+COMMENT ON AGGREGATE @extschema@.max(@extschema@.counter_crdt) IS
+'greatest value of counters, as bigint; tombstones and NULLs skipped';
