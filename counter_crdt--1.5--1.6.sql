@@ -148,12 +148,13 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_health() IS
 
 --
 -- Comparisons (src/compare_numbers.c): c op n and n op c for =, <>, <, <=,
--- >, >= with n smallint, integer, bigint or numeric; NULL when c is a
--- tombstone.  Commutators and negators are declared, so the planner may
--- flip (3 < c) and negate (NOT c > 3).  Their support function has the
--- planner read c op n as c::bigint op n (c::numeric op n for numeric), the
--- same answer, so that an index on (c::bigint) serves it and the statistics
--- of that expression estimate it (doc/numbers.md).
+-- >, >= with n smallint, integer, bigint, numeric or double precision; NULL
+-- when c is a tombstone.  Commutators and negators are declared, so the
+-- planner may flip (3 < c) and negate (NOT c > 3).  Their support function
+-- has the planner read c op n as c::bigint op n (c::numeric, c::double
+-- precision op n for those), the same answer, so that an index on
+-- (c::bigint) serves it and the statistics of that expression estimate it
+-- (doc/numbers.md).
 --
 
 CREATE FUNCTION @extschema@.counter_crdt_value_compare_support(internal) RETURNS internal
@@ -648,6 +649,128 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_value_ge(numeric, @extschema@.count
 'a numeric >= the value of a counter (NULL for a tombstone)';
 COMMENT ON OPERATOR @extschema@.>= (numeric, @extschema@.counter_crdt) IS
 'a numeric >= the value of a counter (NULL for a tombstone)';
+
+-- with double precision (float4 arguments too, by its implicit cast)
+CREATE FUNCTION @extschema@.counter_crdt_value_eq(c @extschema@.counter_crdt, n double precision) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_value_eq_float8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
+CREATE OPERATOR @extschema@.= (LEFTARG = @extschema@.counter_crdt, RIGHTARG = double precision,
+	FUNCTION = @extschema@.counter_crdt_value_eq,
+	COMMUTATOR = OPERATOR(@extschema@.=), NEGATOR = OPERATOR(@extschema@.<>),
+	RESTRICT = pg_catalog.eqsel, JOIN = pg_catalog.eqjoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_eq(@extschema@.counter_crdt, double precision) IS
+'the value of a counter = a double precision (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.= (@extschema@.counter_crdt, double precision) IS
+'the value of a counter = a double precision (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_eq(n double precision, c @extschema@.counter_crdt) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_float8_eq_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
+CREATE OPERATOR @extschema@.= (LEFTARG = double precision, RIGHTARG = @extschema@.counter_crdt,
+	FUNCTION = @extschema@.counter_crdt_value_eq,
+	COMMUTATOR = OPERATOR(@extschema@.=), NEGATOR = OPERATOR(@extschema@.<>),
+	RESTRICT = pg_catalog.eqsel, JOIN = pg_catalog.eqjoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_eq(double precision, @extschema@.counter_crdt) IS
+'a double precision = the value of a counter (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.= (double precision, @extschema@.counter_crdt) IS
+'a double precision = the value of a counter (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_ne(c @extschema@.counter_crdt, n double precision) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_value_ne_float8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
+CREATE OPERATOR @extschema@.<> (LEFTARG = @extschema@.counter_crdt, RIGHTARG = double precision,
+	FUNCTION = @extschema@.counter_crdt_value_ne,
+	COMMUTATOR = OPERATOR(@extschema@.<>), NEGATOR = OPERATOR(@extschema@.=),
+	RESTRICT = pg_catalog.neqsel, JOIN = pg_catalog.neqjoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_ne(@extschema@.counter_crdt, double precision) IS
+'the value of a counter <> a double precision (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.<> (@extschema@.counter_crdt, double precision) IS
+'the value of a counter <> a double precision (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_ne(n double precision, c @extschema@.counter_crdt) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_float8_ne_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
+CREATE OPERATOR @extschema@.<> (LEFTARG = double precision, RIGHTARG = @extschema@.counter_crdt,
+	FUNCTION = @extschema@.counter_crdt_value_ne,
+	COMMUTATOR = OPERATOR(@extschema@.<>), NEGATOR = OPERATOR(@extschema@.=),
+	RESTRICT = pg_catalog.neqsel, JOIN = pg_catalog.neqjoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_ne(double precision, @extschema@.counter_crdt) IS
+'a double precision <> the value of a counter (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.<> (double precision, @extschema@.counter_crdt) IS
+'a double precision <> the value of a counter (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_lt(c @extschema@.counter_crdt, n double precision) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_value_lt_float8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
+CREATE OPERATOR @extschema@.< (LEFTARG = @extschema@.counter_crdt, RIGHTARG = double precision,
+	FUNCTION = @extschema@.counter_crdt_value_lt,
+	COMMUTATOR = OPERATOR(@extschema@.>), NEGATOR = OPERATOR(@extschema@.>=),
+	RESTRICT = pg_catalog.scalarltsel, JOIN = pg_catalog.scalarltjoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_lt(@extschema@.counter_crdt, double precision) IS
+'the value of a counter < a double precision (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.< (@extschema@.counter_crdt, double precision) IS
+'the value of a counter < a double precision (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_lt(n double precision, c @extschema@.counter_crdt) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_float8_lt_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
+CREATE OPERATOR @extschema@.< (LEFTARG = double precision, RIGHTARG = @extschema@.counter_crdt,
+	FUNCTION = @extschema@.counter_crdt_value_lt,
+	COMMUTATOR = OPERATOR(@extschema@.>), NEGATOR = OPERATOR(@extschema@.>=),
+	RESTRICT = pg_catalog.scalarltsel, JOIN = pg_catalog.scalarltjoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_lt(double precision, @extschema@.counter_crdt) IS
+'a double precision < the value of a counter (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.< (double precision, @extschema@.counter_crdt) IS
+'a double precision < the value of a counter (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_le(c @extschema@.counter_crdt, n double precision) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_value_le_float8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
+CREATE OPERATOR @extschema@.<= (LEFTARG = @extschema@.counter_crdt, RIGHTARG = double precision,
+	FUNCTION = @extschema@.counter_crdt_value_le,
+	COMMUTATOR = OPERATOR(@extschema@.>=), NEGATOR = OPERATOR(@extschema@.>),
+	RESTRICT = pg_catalog.scalarlesel, JOIN = pg_catalog.scalarlejoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_le(@extschema@.counter_crdt, double precision) IS
+'the value of a counter <= a double precision (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.<= (@extschema@.counter_crdt, double precision) IS
+'the value of a counter <= a double precision (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_le(n double precision, c @extschema@.counter_crdt) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_float8_le_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
+CREATE OPERATOR @extschema@.<= (LEFTARG = double precision, RIGHTARG = @extschema@.counter_crdt,
+	FUNCTION = @extschema@.counter_crdt_value_le,
+	COMMUTATOR = OPERATOR(@extschema@.>=), NEGATOR = OPERATOR(@extschema@.>),
+	RESTRICT = pg_catalog.scalarlesel, JOIN = pg_catalog.scalarlejoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_le(double precision, @extschema@.counter_crdt) IS
+'a double precision <= the value of a counter (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.<= (double precision, @extschema@.counter_crdt) IS
+'a double precision <= the value of a counter (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_gt(c @extschema@.counter_crdt, n double precision) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_value_gt_float8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
+CREATE OPERATOR @extschema@.> (LEFTARG = @extschema@.counter_crdt, RIGHTARG = double precision,
+	FUNCTION = @extschema@.counter_crdt_value_gt,
+	COMMUTATOR = OPERATOR(@extschema@.<), NEGATOR = OPERATOR(@extschema@.<=),
+	RESTRICT = pg_catalog.scalargtsel, JOIN = pg_catalog.scalargtjoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_gt(@extschema@.counter_crdt, double precision) IS
+'the value of a counter > a double precision (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.> (@extschema@.counter_crdt, double precision) IS
+'the value of a counter > a double precision (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_gt(n double precision, c @extschema@.counter_crdt) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_float8_gt_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
+CREATE OPERATOR @extschema@.> (LEFTARG = double precision, RIGHTARG = @extschema@.counter_crdt,
+	FUNCTION = @extschema@.counter_crdt_value_gt,
+	COMMUTATOR = OPERATOR(@extschema@.<), NEGATOR = OPERATOR(@extschema@.<=),
+	RESTRICT = pg_catalog.scalargtsel, JOIN = pg_catalog.scalargtjoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_gt(double precision, @extschema@.counter_crdt) IS
+'a double precision > the value of a counter (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.> (double precision, @extschema@.counter_crdt) IS
+'a double precision > the value of a counter (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_ge(c @extschema@.counter_crdt, n double precision) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_value_ge_float8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
+CREATE OPERATOR @extschema@.>= (LEFTARG = @extschema@.counter_crdt, RIGHTARG = double precision,
+	FUNCTION = @extschema@.counter_crdt_value_ge,
+	COMMUTATOR = OPERATOR(@extschema@.<=), NEGATOR = OPERATOR(@extschema@.<),
+	RESTRICT = pg_catalog.scalargesel, JOIN = pg_catalog.scalargejoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_ge(@extschema@.counter_crdt, double precision) IS
+'the value of a counter >= a double precision (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.>= (@extschema@.counter_crdt, double precision) IS
+'the value of a counter >= a double precision (NULL for a tombstone)';
+CREATE FUNCTION @extschema@.counter_crdt_value_ge(n double precision, c @extschema@.counter_crdt) RETURNS boolean
+AS 'MODULE_PATHNAME', 'counter_crdt_float8_ge_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
+CREATE OPERATOR @extschema@.>= (LEFTARG = double precision, RIGHTARG = @extschema@.counter_crdt,
+	FUNCTION = @extschema@.counter_crdt_value_ge,
+	COMMUTATOR = OPERATOR(@extschema@.<=), NEGATOR = OPERATOR(@extschema@.<),
+	RESTRICT = pg_catalog.scalargesel, JOIN = pg_catalog.scalargejoinsel);
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_ge(double precision, @extschema@.counter_crdt) IS
+'a double precision >= the value of a counter (NULL for a tombstone)';
+COMMENT ON OPERATOR @extschema@.>= (double precision, @extschema@.counter_crdt) IS
+'a double precision >= the value of a counter (NULL for a tombstone)';
 
 --
 -- Casts to the other numbers, explicit as the one to bigint is (src/value.c):

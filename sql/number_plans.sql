@@ -73,6 +73,8 @@ RESET enable_bitmapscan;
 -- Against numeric the value is read as numeric: not the bigint index.
 SELECT pg_temp.index_of('SELECT k FROM np WHERE c > 10000.5') AS numeric_index;
 SELECT count(*) AS numeric_rows FROM np WHERE c > 10000.5;
+EXPLAIN (COSTS OFF) SELECT k FROM np WHERE c > 10000.5::float8;
+SELECT count(*) AS float8_rows FROM np WHERE c > 10000.5::float8;
 -- ORDER BY c orders states (by value, then shards): a btree index on c
 -- itself serves it; the top values by either order are the same rows here.
 CREATE INDEX np_state ON np (c);

@@ -52,7 +52,7 @@ SELECT o.oid::regoperator, c.oid::regoperator AS commutator, n.oid::regoperator 
                                                   '>', 'scalargtsel', '>=', 'scalargesel') ->> o.oprname)
         OR o.oprjoin::text <> (jsonb_build_object('=', 'eqjoinsel', '<>', 'neqjoinsel', '<', 'scalarltjoinsel', '<=', 'scalarlejoinsel',
                                                   '>', 'scalargtjoinsel', '>=', 'scalargejoinsel') ->> o.oprname));
--- 6 comparisons x 4 types x 2 sides
+-- 6 comparisons x 5 types x 2 sides
 SELECT count(*) AS number_operators
   FROM pg_operator o JOIN pg_depend d ON d.objid = o.oid AND d.classid = 'pg_operator'::regclass
  WHERE d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'counter_crdt')
@@ -90,6 +90,30 @@ SELECT * FROM pg_temp.check_ops('smallint', '{-32768,-7,-3,0,5,6,32767}');
 SELECT * FROM pg_temp.check_ops('integer', '{-2147483648,-3,0,4,5,110,70000,2147483647}');
 SELECT * FROM pg_temp.check_ops('bigint', '{-9223372036854775808,-3000000000,-3,0,5,30,2999999999,3000000000,9223372036854775807}');
 SELECT * FROM pg_temp.check_ops('numeric', '{-1e30,-3000000000.5,-3,-2.5,0,4.9,5,5.0,5.1,110,1e30,NaN,Infinity,-Infinity}');
+-- double precision: as bigint compares with it (the value converted), so
+-- the reference here is c::bigint::double precision, not numeric
+CREATE FUNCTION pg_temp.check_float8_ops(ns float8[])
+RETURNS TABLE (op text, compared bigint, c_op_n_wrong bigint, n_op_c_wrong bigint,
+               c_op_any_wrong bigint, n_op_any_wrong bigint)
+LANGUAGE plpgsql AS $$
+DECLARE
+  o text;
+BEGIN
+  FOREACH o IN ARRAY ARRAY['=', '<>', '<', '<=', '>', '>='] LOOP
+    RETURN QUERY EXECUTE format($q$
+      SELECT %1$L, count(*),
+             count(*) FILTER (WHERE (c %1$s n) IS DISTINCT FROM (c::bigint %1$s n)),
+             count(*) FILTER (WHERE (n %1$s c) IS DISTINCT FROM (n %1$s c::bigint)),
+             count(*) FILTER (WHERE (c %1$s ANY (ARRAY[n])) IS DISTINCT FROM (c::bigint %1$s n)),
+             count(*) FILTER (WHERE (n %1$s ANY (ARRAY[c])) IS DISTINCT FROM (n %1$s c::bigint))
+        FROM nt, unnest($1) AS u(n)$q$, o) USING ns;
+  END LOOP;
+END
+$$;
+SELECT * FROM pg_temp.check_float8_ops('{-1e30,-3000000000.5,-3,-2.5,0,4.9,5,5.1,110,2999999999.5,3000000000,1e30,NaN,Infinity,-Infinity}');
+-- real takes the double precision operators
+SELECT k, c > 4.5::real AS gt_real, c = 5::real AS eq_real, 5.5::real > c AS real_gt
+  FROM nt WHERE k IN (1, 2, 4) ORDER BY k;
 
 -- The same, shown for a few: a tombstone and NULL compare as NULL.
 SELECT k, c::bigint AS value,
@@ -167,6 +191,7 @@ INSERT INTO nt_over VALUES ('{00000000-0000-0000-0000-00000000000a:1:92233720368
 SELECT c > 0 FROM nt_over;
 SELECT 0 < c FROM nt_over;
 SELECT c = 1e30 FROM nt_over;
+SELECT c < 1e30::float8 FROM nt_over;
 SELECT c::smallint FROM nt_over;
 SELECT c::integer FROM nt_over;
 SELECT c::numeric FROM nt_over;

@@ -1,7 +1,7 @@
 /*
  * compare_numbers.c
  *	  A counter compared with a number: c op n and n op c for =, <>, <, <=,
- *	  >, >= with n smallint, integer, bigint or numeric (SQL functions
+ *	  >, >= with n smallint, integer, bigint, numeric or double precision (SQL functions
  *	  counter_crdt_value_eq/ne/lt/le/gt/ge, one per type and side).
  *
  * They compare the counter's value as c::bigint reads it (cc_datum_value()):
@@ -9,11 +9,12 @@
  * comparison with it is NULL (the functions are STRICT as well); a value
  * outside bigint cannot be read, so comparing it is an error (22003), as
  * c::bigint is.  Against numeric the value compares as numeric does (NaN
- * after every number, infinities where they belong).  = here is equality of
+ * after every number, infinities where they belong); against double
+ * precision as bigint compares with it, the value converted to double.  = here is equality of
  * values; = between two counters stays equality of states (compare.c).
  *
  * Their planner support function rewrites c op n into c::bigint op n
- * (c::numeric op n for numeric), which answers the same, so that an index on
+ * (c::numeric, c::double precision op n for those), which answers the same, so that an index on
  * (c::bigint) serves it and that expression's statistics estimate it.
  */
 #include "counter_crdt.h"
@@ -25,6 +26,7 @@
 #include "nodes/nodeFuncs.h"
 #include "nodes/supportnodes.h"
 #include "parser/parse_coerce.h"
+#include "utils/float.h"
 #include "utils/fmgrprotos.h"
 #include "utils/lsyscache.h"
 #include "utils/numeric.h"
@@ -54,10 +56,23 @@ cc_value_cmp_numeric(Datum counter, Datum n, int *sign)
 	return true;
 }
 
+/* As bigint compares with double precision: the value converted to double. */
+static bool
+cc_value_cmp_float8(Datum counter, float8 n, int *sign)
+{
+	int64		v;
+
+	if (!cc_datum_value(counter, &v))
+		return false;
+	*sign = float8_cmp_internal((float8) v, n);
+	return true;
+}
+
 #define CC_ARG_INT2(i) ((int64) PG_GETARG_INT16(i))
 #define CC_ARG_INT4(i) ((int64) PG_GETARG_INT32(i))
 #define CC_ARG_INT8(i) PG_GETARG_INT64(i)
 #define CC_ARG_NUMERIC(i) PG_GETARG_DATUM(i)
+#define CC_ARG_FLOAT8(i) PG_GETARG_FLOAT8(i)
 
 /*
  * counter_crdt_value_<op>_<type>(c, n) is c op n, the sign of value - n
@@ -98,6 +113,7 @@ CC_NUMBER_OPS(int2, CC_ARG_INT2, cc_value_cmp_int)
 CC_NUMBER_OPS(int4, CC_ARG_INT4, cc_value_cmp_int)
 CC_NUMBER_OPS(int8, CC_ARG_INT8, cc_value_cmp_int)
 CC_NUMBER_OPS(numeric, CC_ARG_NUMERIC, cc_value_cmp_numeric)
+CC_NUMBER_OPS(float8, CC_ARG_FLOAT8, cc_value_cmp_float8)
 
 /* The operator of counter_crdt_value_<op>, NULL for another name. */
 static const char *
@@ -119,13 +135,13 @@ static inline bool
 cc_is_number_type(Oid type)
 {
 	return type == INT2OID || type == INT4OID || type == INT8OID ||
-		type == NUMERICOID;
+		type == NUMERICOID || type == FLOAT8OID;
 }
 
 /*
  * Support of every comparison above: SupportRequestSimplify of c op n gives
  * c::bigint op n (pg_catalog's operator of bigint and n's type), or
- * c::numeric op n for numeric; n op c likewise.  Same result in every case,
+ * c::numeric op n, c::double precision op n for those; n op c likewise.  Same result in every case,
  * NULL for a tombstone and 22003 outside bigint included.  Names are looked
  * up in pg_catalog and the casts by type, never through search_path.
  */
@@ -163,7 +179,8 @@ counter_crdt_value_compare_support(PG_FUNCTION_ARGS)
 	number_type = exprType(number);
 	if (!cc_is_number_type(number_type) || cc_is_number_type(exprType(counter)))
 		PG_RETURN_POINTER(NULL);
-	value_type = number_type == NUMERICOID ? NUMERICOID : INT8OID;
+	value_type = number_type == NUMERICOID || number_type == FLOAT8OID ?
+		number_type : INT8OID;
 
 	if (find_coercion_pathway(value_type, exprType(counter), COERCION_EXPLICIT,
 							  &cast_fn) != COERCION_PATH_FUNC ||
