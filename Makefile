@@ -35,7 +35,7 @@ REGRESS = type_io text_errors binary_io increment merge value aggregate \
 	parallel equality shards_digest writer_ids node_id seeds replica_merge \
 	upgrade privileges health ordering replica_hazards digest_agg \
 	difference exactly_once json layout writers replica_glue latin1 fold \
-	fold_forms sweep_rights retired_guards markings numbers
+	fold_forms sweep_rights retired_guards markings numbers number_plans
 EXTRA_CLEAN = test/core_test test/core_test_sanitize bench/microbench bench/fold_shapes test/tmp_check
 
 PG_CONFIG ?= pg_config

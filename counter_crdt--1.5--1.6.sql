@@ -150,16 +150,20 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_health() IS
 -- Comparisons (src/compare_numbers.c): c op n and n op c for =, <>, <, <=,
 -- >, >= with n smallint, integer, bigint or numeric; NULL when c is a
 -- tombstone.  Commutators and negators are declared, so the planner may
--- flip (3 < c) and negate (NOT c > 3).  The estimators are the scalar ones:
--- they read the column's most common values through these operators, but
--- its histogram is of states in the btree order of counters, which these
--- operators are not part of, so what lies outside the common values gets
--- their default fraction.
+-- flip (3 < c) and negate (NOT c > 3).  Their support function has the
+-- planner read c op n as c::bigint op n (c::numeric op n for numeric), the
+-- same answer, so that an index on (c::bigint) serves it and the statistics
+-- of that expression estimate it (doc/numbers.md).
 --
+
+CREATE FUNCTION @extschema@.counter_crdt_value_compare_support(internal) RETURNS internal
+AS 'MODULE_PATHNAME', 'counter_crdt_value_compare_support' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.counter_crdt_value_compare_support(internal) IS
+'planner support of the comparisons of counters with numbers: c op n is planned as c::bigint op n';
 
 -- with smallint
 CREATE FUNCTION @extschema@.counter_crdt_value_eq(c @extschema@.counter_crdt, n smallint) RETURNS boolean
-AS 'MODULE_PATHNAME', 'counter_crdt_value_eq_int2' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'counter_crdt_value_eq_int2' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
 CREATE OPERATOR @extschema@.= (LEFTARG = @extschema@.counter_crdt, RIGHTARG = smallint,
 	FUNCTION = @extschema@.counter_crdt_value_eq,
 	COMMUTATOR = OPERATOR(@extschema@.=), NEGATOR = OPERATOR(@extschema@.<>),
@@ -169,7 +173,7 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_value_eq(@extschema@.counter_crdt, 
 COMMENT ON OPERATOR @extschema@.= (@extschema@.counter_crdt, smallint) IS
 'the value of a counter = a smallint (NULL for a tombstone)';
 CREATE FUNCTION @extschema@.counter_crdt_value_eq(n smallint, c @extschema@.counter_crdt) RETURNS boolean
-AS 'MODULE_PATHNAME', 'counter_crdt_int2_eq_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'counter_crdt_int2_eq_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
 CREATE OPERATOR @extschema@.= (LEFTARG = smallint, RIGHTARG = @extschema@.counter_crdt,
 	FUNCTION = @extschema@.counter_crdt_value_eq,
 	COMMUTATOR = OPERATOR(@extschema@.=), NEGATOR = OPERATOR(@extschema@.<>),
@@ -179,7 +183,7 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_value_eq(smallint, @extschema@.coun
 COMMENT ON OPERATOR @extschema@.= (smallint, @extschema@.counter_crdt) IS
 'a smallint = the value of a counter (NULL for a tombstone)';
 CREATE FUNCTION @extschema@.counter_crdt_value_ne(c @extschema@.counter_crdt, n smallint) RETURNS boolean
-AS 'MODULE_PATHNAME', 'counter_crdt_value_ne_int2' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'counter_crdt_value_ne_int2' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
 CREATE OPERATOR @extschema@.<> (LEFTARG = @extschema@.counter_crdt, RIGHTARG = smallint,
 	FUNCTION = @extschema@.counter_crdt_value_ne,
 	COMMUTATOR = OPERATOR(@extschema@.<>), NEGATOR = OPERATOR(@extschema@.=),
@@ -189,7 +193,7 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_value_ne(@extschema@.counter_crdt, 
 COMMENT ON OPERATOR @extschema@.<> (@extschema@.counter_crdt, smallint) IS
 'the value of a counter <> a smallint (NULL for a tombstone)';
 CREATE FUNCTION @extschema@.counter_crdt_value_ne(n smallint, c @extschema@.counter_crdt) RETURNS boolean
-AS 'MODULE_PATHNAME', 'counter_crdt_int2_ne_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'counter_crdt_int2_ne_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
 CREATE OPERATOR @extschema@.<> (LEFTARG = smallint, RIGHTARG = @extschema@.counter_crdt,
 	FUNCTION = @extschema@.counter_crdt_value_ne,
 	COMMUTATOR = OPERATOR(@extschema@.<>), NEGATOR = OPERATOR(@extschema@.=),
@@ -199,7 +203,7 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_value_ne(smallint, @extschema@.coun
 COMMENT ON OPERATOR @extschema@.<> (smallint, @extschema@.counter_crdt) IS
 'a smallint <> the value of a counter (NULL for a tombstone)';
 CREATE FUNCTION @extschema@.counter_crdt_value_lt(c @extschema@.counter_crdt, n smallint) RETURNS boolean
-AS 'MODULE_PATHNAME', 'counter_crdt_value_lt_int2' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'counter_crdt_value_lt_int2' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
 CREATE OPERATOR @extschema@.< (LEFTARG = @extschema@.counter_crdt, RIGHTARG = smallint,
 	FUNCTION = @extschema@.counter_crdt_value_lt,
 	COMMUTATOR = OPERATOR(@extschema@.>), NEGATOR = OPERATOR(@extschema@.>=),
@@ -209,7 +213,7 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_value_lt(@extschema@.counter_crdt, 
 COMMENT ON OPERATOR @extschema@.< (@extschema@.counter_crdt, smallint) IS
 'the value of a counter < a smallint (NULL for a tombstone)';
 CREATE FUNCTION @extschema@.counter_crdt_value_lt(n smallint, c @extschema@.counter_crdt) RETURNS boolean
-AS 'MODULE_PATHNAME', 'counter_crdt_int2_lt_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'counter_crdt_int2_lt_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
 CREATE OPERATOR @extschema@.< (LEFTARG = smallint, RIGHTARG = @extschema@.counter_crdt,
 	FUNCTION = @extschema@.counter_crdt_value_lt,
 	COMMUTATOR = OPERATOR(@extschema@.>), NEGATOR = OPERATOR(@extschema@.>=),
@@ -219,7 +223,7 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_value_lt(smallint, @extschema@.coun
 COMMENT ON OPERATOR @extschema@.< (smallint, @extschema@.counter_crdt) IS
 'a smallint < the value of a counter (NULL for a tombstone)';
 CREATE FUNCTION @extschema@.counter_crdt_value_le(c @extschema@.counter_crdt, n smallint) RETURNS boolean
-AS 'MODULE_PATHNAME', 'counter_crdt_value_le_int2' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'counter_crdt_value_le_int2' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
 CREATE OPERATOR @extschema@.<= (LEFTARG = @extschema@.counter_crdt, RIGHTARG = smallint,
 	FUNCTION = @extschema@.counter_crdt_value_le,
 	COMMUTATOR = OPERATOR(@extschema@.>=), NEGATOR = OPERATOR(@extschema@.>),
@@ -229,7 +233,7 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_value_le(@extschema@.counter_crdt, 
 COMMENT ON OPERATOR @extschema@.<= (@extschema@.counter_crdt, smallint) IS
 'the value of a counter <= a smallint (NULL for a tombstone)';
 CREATE FUNCTION @extschema@.counter_crdt_value_le(n smallint, c @extschema@.counter_crdt) RETURNS boolean
-AS 'MODULE_PATHNAME', 'counter_crdt_int2_le_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'counter_crdt_int2_le_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
 CREATE OPERATOR @extschema@.<= (LEFTARG = smallint, RIGHTARG = @extschema@.counter_crdt,
 	FUNCTION = @extschema@.counter_crdt_value_le,
 	COMMUTATOR = OPERATOR(@extschema@.>=), NEGATOR = OPERATOR(@extschema@.>),
@@ -239,7 +243,7 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_value_le(smallint, @extschema@.coun
 COMMENT ON OPERATOR @extschema@.<= (smallint, @extschema@.counter_crdt) IS
 'a smallint <= the value of a counter (NULL for a tombstone)';
 CREATE FUNCTION @extschema@.counter_crdt_value_gt(c @extschema@.counter_crdt, n smallint) RETURNS boolean
-AS 'MODULE_PATHNAME', 'counter_crdt_value_gt_int2' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'counter_crdt_value_gt_int2' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
 CREATE OPERATOR @extschema@.> (LEFTARG = @extschema@.counter_crdt, RIGHTARG = smallint,
 	FUNCTION = @extschema@.counter_crdt_value_gt,
 	COMMUTATOR = OPERATOR(@extschema@.<), NEGATOR = OPERATOR(@extschema@.<=),
@@ -249,7 +253,7 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_value_gt(@extschema@.counter_crdt, 
 COMMENT ON OPERATOR @extschema@.> (@extschema@.counter_crdt, smallint) IS
 'the value of a counter > a smallint (NULL for a tombstone)';
 CREATE FUNCTION @extschema@.counter_crdt_value_gt(n smallint, c @extschema@.counter_crdt) RETURNS boolean
-AS 'MODULE_PATHNAME', 'counter_crdt_int2_gt_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'counter_crdt_int2_gt_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
 CREATE OPERATOR @extschema@.> (LEFTARG = smallint, RIGHTARG = @extschema@.counter_crdt,
 	FUNCTION = @extschema@.counter_crdt_value_gt,
 	COMMUTATOR = OPERATOR(@extschema@.<), NEGATOR = OPERATOR(@extschema@.<=),
@@ -259,7 +263,7 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_value_gt(smallint, @extschema@.coun
 COMMENT ON OPERATOR @extschema@.> (smallint, @extschema@.counter_crdt) IS
 'a smallint > the value of a counter (NULL for a tombstone)';
 CREATE FUNCTION @extschema@.counter_crdt_value_ge(c @extschema@.counter_crdt, n smallint) RETURNS boolean
-AS 'MODULE_PATHNAME', 'counter_crdt_value_ge_int2' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'counter_crdt_value_ge_int2' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
 CREATE OPERATOR @extschema@.>= (LEFTARG = @extschema@.counter_crdt, RIGHTARG = smallint,
 	FUNCTION = @extschema@.counter_crdt_value_ge,
 	COMMUTATOR = OPERATOR(@extschema@.<=), NEGATOR = OPERATOR(@extschema@.<),
@@ -269,7 +273,7 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_value_ge(@extschema@.counter_crdt, 
 COMMENT ON OPERATOR @extschema@.>= (@extschema@.counter_crdt, smallint) IS
 'the value of a counter >= a smallint (NULL for a tombstone)';
 CREATE FUNCTION @extschema@.counter_crdt_value_ge(n smallint, c @extschema@.counter_crdt) RETURNS boolean
-AS 'MODULE_PATHNAME', 'counter_crdt_int2_ge_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'counter_crdt_int2_ge_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
 CREATE OPERATOR @extschema@.>= (LEFTARG = smallint, RIGHTARG = @extschema@.counter_crdt,
 	FUNCTION = @extschema@.counter_crdt_value_ge,
 	COMMUTATOR = OPERATOR(@extschema@.<=), NEGATOR = OPERATOR(@extschema@.<),
@@ -281,7 +285,7 @@ COMMENT ON OPERATOR @extschema@.>= (smallint, @extschema@.counter_crdt) IS
 
 -- with integer
 CREATE FUNCTION @extschema@.counter_crdt_value_eq(c @extschema@.counter_crdt, n integer) RETURNS boolean
-AS 'MODULE_PATHNAME', 'counter_crdt_value_eq_int4' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'counter_crdt_value_eq_int4' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
 CREATE OPERATOR @extschema@.= (LEFTARG = @extschema@.counter_crdt, RIGHTARG = integer,
 	FUNCTION = @extschema@.counter_crdt_value_eq,
 	COMMUTATOR = OPERATOR(@extschema@.=), NEGATOR = OPERATOR(@extschema@.<>),
@@ -291,7 +295,7 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_value_eq(@extschema@.counter_crdt, 
 COMMENT ON OPERATOR @extschema@.= (@extschema@.counter_crdt, integer) IS
 'the value of a counter = a integer (NULL for a tombstone)';
 CREATE FUNCTION @extschema@.counter_crdt_value_eq(n integer, c @extschema@.counter_crdt) RETURNS boolean
-AS 'MODULE_PATHNAME', 'counter_crdt_int4_eq_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'counter_crdt_int4_eq_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
 CREATE OPERATOR @extschema@.= (LEFTARG = integer, RIGHTARG = @extschema@.counter_crdt,
 	FUNCTION = @extschema@.counter_crdt_value_eq,
 	COMMUTATOR = OPERATOR(@extschema@.=), NEGATOR = OPERATOR(@extschema@.<>),
@@ -301,7 +305,7 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_value_eq(integer, @extschema@.count
 COMMENT ON OPERATOR @extschema@.= (integer, @extschema@.counter_crdt) IS
 'a integer = the value of a counter (NULL for a tombstone)';
 CREATE FUNCTION @extschema@.counter_crdt_value_ne(c @extschema@.counter_crdt, n integer) RETURNS boolean
-AS 'MODULE_PATHNAME', 'counter_crdt_value_ne_int4' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'counter_crdt_value_ne_int4' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
 CREATE OPERATOR @extschema@.<> (LEFTARG = @extschema@.counter_crdt, RIGHTARG = integer,
 	FUNCTION = @extschema@.counter_crdt_value_ne,
 	COMMUTATOR = OPERATOR(@extschema@.<>), NEGATOR = OPERATOR(@extschema@.=),
@@ -311,7 +315,7 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_value_ne(@extschema@.counter_crdt, 
 COMMENT ON OPERATOR @extschema@.<> (@extschema@.counter_crdt, integer) IS
 'the value of a counter <> a integer (NULL for a tombstone)';
 CREATE FUNCTION @extschema@.counter_crdt_value_ne(n integer, c @extschema@.counter_crdt) RETURNS boolean
-AS 'MODULE_PATHNAME', 'counter_crdt_int4_ne_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'counter_crdt_int4_ne_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
 CREATE OPERATOR @extschema@.<> (LEFTARG = integer, RIGHTARG = @extschema@.counter_crdt,
 	FUNCTION = @extschema@.counter_crdt_value_ne,
 	COMMUTATOR = OPERATOR(@extschema@.<>), NEGATOR = OPERATOR(@extschema@.=),
@@ -321,7 +325,7 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_value_ne(integer, @extschema@.count
 COMMENT ON OPERATOR @extschema@.<> (integer, @extschema@.counter_crdt) IS
 'a integer <> the value of a counter (NULL for a tombstone)';
 CREATE FUNCTION @extschema@.counter_crdt_value_lt(c @extschema@.counter_crdt, n integer) RETURNS boolean
-AS 'MODULE_PATHNAME', 'counter_crdt_value_lt_int4' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'counter_crdt_value_lt_int4' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
 CREATE OPERATOR @extschema@.< (LEFTARG = @extschema@.counter_crdt, RIGHTARG = integer,
 	FUNCTION = @extschema@.counter_crdt_value_lt,
 	COMMUTATOR = OPERATOR(@extschema@.>), NEGATOR = OPERATOR(@extschema@.>=),
@@ -331,7 +335,7 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_value_lt(@extschema@.counter_crdt, 
 COMMENT ON OPERATOR @extschema@.< (@extschema@.counter_crdt, integer) IS
 'the value of a counter < a integer (NULL for a tombstone)';
 CREATE FUNCTION @extschema@.counter_crdt_value_lt(n integer, c @extschema@.counter_crdt) RETURNS boolean
-AS 'MODULE_PATHNAME', 'counter_crdt_int4_lt_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'counter_crdt_int4_lt_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
 CREATE OPERATOR @extschema@.< (LEFTARG = integer, RIGHTARG = @extschema@.counter_crdt,
 	FUNCTION = @extschema@.counter_crdt_value_lt,
 	COMMUTATOR = OPERATOR(@extschema@.>), NEGATOR = OPERATOR(@extschema@.>=),
@@ -341,7 +345,7 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_value_lt(integer, @extschema@.count
 COMMENT ON OPERATOR @extschema@.< (integer, @extschema@.counter_crdt) IS
 'a integer < the value of a counter (NULL for a tombstone)';
 CREATE FUNCTION @extschema@.counter_crdt_value_le(c @extschema@.counter_crdt, n integer) RETURNS boolean
-AS 'MODULE_PATHNAME', 'counter_crdt_value_le_int4' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'counter_crdt_value_le_int4' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
 CREATE OPERATOR @extschema@.<= (LEFTARG = @extschema@.counter_crdt, RIGHTARG = integer,
 	FUNCTION = @extschema@.counter_crdt_value_le,
 	COMMUTATOR = OPERATOR(@extschema@.>=), NEGATOR = OPERATOR(@extschema@.>),
@@ -351,7 +355,7 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_value_le(@extschema@.counter_crdt, 
 COMMENT ON OPERATOR @extschema@.<= (@extschema@.counter_crdt, integer) IS
 'the value of a counter <= a integer (NULL for a tombstone)';
 CREATE FUNCTION @extschema@.counter_crdt_value_le(n integer, c @extschema@.counter_crdt) RETURNS boolean
-AS 'MODULE_PATHNAME', 'counter_crdt_int4_le_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'counter_crdt_int4_le_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
 CREATE OPERATOR @extschema@.<= (LEFTARG = integer, RIGHTARG = @extschema@.counter_crdt,
 	FUNCTION = @extschema@.counter_crdt_value_le,
 	COMMUTATOR = OPERATOR(@extschema@.>=), NEGATOR = OPERATOR(@extschema@.>),
@@ -361,7 +365,7 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_value_le(integer, @extschema@.count
 COMMENT ON OPERATOR @extschema@.<= (integer, @extschema@.counter_crdt) IS
 'a integer <= the value of a counter (NULL for a tombstone)';
 CREATE FUNCTION @extschema@.counter_crdt_value_gt(c @extschema@.counter_crdt, n integer) RETURNS boolean
-AS 'MODULE_PATHNAME', 'counter_crdt_value_gt_int4' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'counter_crdt_value_gt_int4' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
 CREATE OPERATOR @extschema@.> (LEFTARG = @extschema@.counter_crdt, RIGHTARG = integer,
 	FUNCTION = @extschema@.counter_crdt_value_gt,
 	COMMUTATOR = OPERATOR(@extschema@.<), NEGATOR = OPERATOR(@extschema@.<=),
@@ -371,7 +375,7 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_value_gt(@extschema@.counter_crdt, 
 COMMENT ON OPERATOR @extschema@.> (@extschema@.counter_crdt, integer) IS
 'the value of a counter > a integer (NULL for a tombstone)';
 CREATE FUNCTION @extschema@.counter_crdt_value_gt(n integer, c @extschema@.counter_crdt) RETURNS boolean
-AS 'MODULE_PATHNAME', 'counter_crdt_int4_gt_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'counter_crdt_int4_gt_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
 CREATE OPERATOR @extschema@.> (LEFTARG = integer, RIGHTARG = @extschema@.counter_crdt,
 	FUNCTION = @extschema@.counter_crdt_value_gt,
 	COMMUTATOR = OPERATOR(@extschema@.<), NEGATOR = OPERATOR(@extschema@.<=),
@@ -381,7 +385,7 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_value_gt(integer, @extschema@.count
 COMMENT ON OPERATOR @extschema@.> (integer, @extschema@.counter_crdt) IS
 'a integer > the value of a counter (NULL for a tombstone)';
 CREATE FUNCTION @extschema@.counter_crdt_value_ge(c @extschema@.counter_crdt, n integer) RETURNS boolean
-AS 'MODULE_PATHNAME', 'counter_crdt_value_ge_int4' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'counter_crdt_value_ge_int4' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
 CREATE OPERATOR @extschema@.>= (LEFTARG = @extschema@.counter_crdt, RIGHTARG = integer,
 	FUNCTION = @extschema@.counter_crdt_value_ge,
 	COMMUTATOR = OPERATOR(@extschema@.<=), NEGATOR = OPERATOR(@extschema@.<),
@@ -391,7 +395,7 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_value_ge(@extschema@.counter_crdt, 
 COMMENT ON OPERATOR @extschema@.>= (@extschema@.counter_crdt, integer) IS
 'the value of a counter >= a integer (NULL for a tombstone)';
 CREATE FUNCTION @extschema@.counter_crdt_value_ge(n integer, c @extschema@.counter_crdt) RETURNS boolean
-AS 'MODULE_PATHNAME', 'counter_crdt_int4_ge_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'counter_crdt_int4_ge_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
 CREATE OPERATOR @extschema@.>= (LEFTARG = integer, RIGHTARG = @extschema@.counter_crdt,
 	FUNCTION = @extschema@.counter_crdt_value_ge,
 	COMMUTATOR = OPERATOR(@extschema@.<=), NEGATOR = OPERATOR(@extschema@.<),
@@ -403,7 +407,7 @@ COMMENT ON OPERATOR @extschema@.>= (integer, @extschema@.counter_crdt) IS
 
 -- with bigint
 CREATE FUNCTION @extschema@.counter_crdt_value_eq(c @extschema@.counter_crdt, n bigint) RETURNS boolean
-AS 'MODULE_PATHNAME', 'counter_crdt_value_eq_int8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'counter_crdt_value_eq_int8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
 CREATE OPERATOR @extschema@.= (LEFTARG = @extschema@.counter_crdt, RIGHTARG = bigint,
 	FUNCTION = @extschema@.counter_crdt_value_eq,
 	COMMUTATOR = OPERATOR(@extschema@.=), NEGATOR = OPERATOR(@extschema@.<>),
@@ -413,7 +417,7 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_value_eq(@extschema@.counter_crdt, 
 COMMENT ON OPERATOR @extschema@.= (@extschema@.counter_crdt, bigint) IS
 'the value of a counter = a bigint (NULL for a tombstone)';
 CREATE FUNCTION @extschema@.counter_crdt_value_eq(n bigint, c @extschema@.counter_crdt) RETURNS boolean
-AS 'MODULE_PATHNAME', 'counter_crdt_int8_eq_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'counter_crdt_int8_eq_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
 CREATE OPERATOR @extschema@.= (LEFTARG = bigint, RIGHTARG = @extschema@.counter_crdt,
 	FUNCTION = @extschema@.counter_crdt_value_eq,
 	COMMUTATOR = OPERATOR(@extschema@.=), NEGATOR = OPERATOR(@extschema@.<>),
@@ -423,7 +427,7 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_value_eq(bigint, @extschema@.counte
 COMMENT ON OPERATOR @extschema@.= (bigint, @extschema@.counter_crdt) IS
 'a bigint = the value of a counter (NULL for a tombstone)';
 CREATE FUNCTION @extschema@.counter_crdt_value_ne(c @extschema@.counter_crdt, n bigint) RETURNS boolean
-AS 'MODULE_PATHNAME', 'counter_crdt_value_ne_int8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'counter_crdt_value_ne_int8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
 CREATE OPERATOR @extschema@.<> (LEFTARG = @extschema@.counter_crdt, RIGHTARG = bigint,
 	FUNCTION = @extschema@.counter_crdt_value_ne,
 	COMMUTATOR = OPERATOR(@extschema@.<>), NEGATOR = OPERATOR(@extschema@.=),
@@ -433,7 +437,7 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_value_ne(@extschema@.counter_crdt, 
 COMMENT ON OPERATOR @extschema@.<> (@extschema@.counter_crdt, bigint) IS
 'the value of a counter <> a bigint (NULL for a tombstone)';
 CREATE FUNCTION @extschema@.counter_crdt_value_ne(n bigint, c @extschema@.counter_crdt) RETURNS boolean
-AS 'MODULE_PATHNAME', 'counter_crdt_int8_ne_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'counter_crdt_int8_ne_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
 CREATE OPERATOR @extschema@.<> (LEFTARG = bigint, RIGHTARG = @extschema@.counter_crdt,
 	FUNCTION = @extschema@.counter_crdt_value_ne,
 	COMMUTATOR = OPERATOR(@extschema@.<>), NEGATOR = OPERATOR(@extschema@.=),
@@ -443,7 +447,7 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_value_ne(bigint, @extschema@.counte
 COMMENT ON OPERATOR @extschema@.<> (bigint, @extschema@.counter_crdt) IS
 'a bigint <> the value of a counter (NULL for a tombstone)';
 CREATE FUNCTION @extschema@.counter_crdt_value_lt(c @extschema@.counter_crdt, n bigint) RETURNS boolean
-AS 'MODULE_PATHNAME', 'counter_crdt_value_lt_int8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'counter_crdt_value_lt_int8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
 CREATE OPERATOR @extschema@.< (LEFTARG = @extschema@.counter_crdt, RIGHTARG = bigint,
 	FUNCTION = @extschema@.counter_crdt_value_lt,
 	COMMUTATOR = OPERATOR(@extschema@.>), NEGATOR = OPERATOR(@extschema@.>=),
@@ -453,7 +457,7 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_value_lt(@extschema@.counter_crdt, 
 COMMENT ON OPERATOR @extschema@.< (@extschema@.counter_crdt, bigint) IS
 'the value of a counter < a bigint (NULL for a tombstone)';
 CREATE FUNCTION @extschema@.counter_crdt_value_lt(n bigint, c @extschema@.counter_crdt) RETURNS boolean
-AS 'MODULE_PATHNAME', 'counter_crdt_int8_lt_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'counter_crdt_int8_lt_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
 CREATE OPERATOR @extschema@.< (LEFTARG = bigint, RIGHTARG = @extschema@.counter_crdt,
 	FUNCTION = @extschema@.counter_crdt_value_lt,
 	COMMUTATOR = OPERATOR(@extschema@.>), NEGATOR = OPERATOR(@extschema@.>=),
@@ -463,7 +467,7 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_value_lt(bigint, @extschema@.counte
 COMMENT ON OPERATOR @extschema@.< (bigint, @extschema@.counter_crdt) IS
 'a bigint < the value of a counter (NULL for a tombstone)';
 CREATE FUNCTION @extschema@.counter_crdt_value_le(c @extschema@.counter_crdt, n bigint) RETURNS boolean
-AS 'MODULE_PATHNAME', 'counter_crdt_value_le_int8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'counter_crdt_value_le_int8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
 CREATE OPERATOR @extschema@.<= (LEFTARG = @extschema@.counter_crdt, RIGHTARG = bigint,
 	FUNCTION = @extschema@.counter_crdt_value_le,
 	COMMUTATOR = OPERATOR(@extschema@.>=), NEGATOR = OPERATOR(@extschema@.>),
@@ -473,7 +477,7 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_value_le(@extschema@.counter_crdt, 
 COMMENT ON OPERATOR @extschema@.<= (@extschema@.counter_crdt, bigint) IS
 'the value of a counter <= a bigint (NULL for a tombstone)';
 CREATE FUNCTION @extschema@.counter_crdt_value_le(n bigint, c @extschema@.counter_crdt) RETURNS boolean
-AS 'MODULE_PATHNAME', 'counter_crdt_int8_le_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'counter_crdt_int8_le_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
 CREATE OPERATOR @extschema@.<= (LEFTARG = bigint, RIGHTARG = @extschema@.counter_crdt,
 	FUNCTION = @extschema@.counter_crdt_value_le,
 	COMMUTATOR = OPERATOR(@extschema@.>=), NEGATOR = OPERATOR(@extschema@.>),
@@ -483,7 +487,7 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_value_le(bigint, @extschema@.counte
 COMMENT ON OPERATOR @extschema@.<= (bigint, @extschema@.counter_crdt) IS
 'a bigint <= the value of a counter (NULL for a tombstone)';
 CREATE FUNCTION @extschema@.counter_crdt_value_gt(c @extschema@.counter_crdt, n bigint) RETURNS boolean
-AS 'MODULE_PATHNAME', 'counter_crdt_value_gt_int8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'counter_crdt_value_gt_int8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
 CREATE OPERATOR @extschema@.> (LEFTARG = @extschema@.counter_crdt, RIGHTARG = bigint,
 	FUNCTION = @extschema@.counter_crdt_value_gt,
 	COMMUTATOR = OPERATOR(@extschema@.<), NEGATOR = OPERATOR(@extschema@.<=),
@@ -493,7 +497,7 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_value_gt(@extschema@.counter_crdt, 
 COMMENT ON OPERATOR @extschema@.> (@extschema@.counter_crdt, bigint) IS
 'the value of a counter > a bigint (NULL for a tombstone)';
 CREATE FUNCTION @extschema@.counter_crdt_value_gt(n bigint, c @extschema@.counter_crdt) RETURNS boolean
-AS 'MODULE_PATHNAME', 'counter_crdt_int8_gt_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'counter_crdt_int8_gt_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
 CREATE OPERATOR @extschema@.> (LEFTARG = bigint, RIGHTARG = @extschema@.counter_crdt,
 	FUNCTION = @extschema@.counter_crdt_value_gt,
 	COMMUTATOR = OPERATOR(@extschema@.<), NEGATOR = OPERATOR(@extschema@.<=),
@@ -503,7 +507,7 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_value_gt(bigint, @extschema@.counte
 COMMENT ON OPERATOR @extschema@.> (bigint, @extschema@.counter_crdt) IS
 'a bigint > the value of a counter (NULL for a tombstone)';
 CREATE FUNCTION @extschema@.counter_crdt_value_ge(c @extschema@.counter_crdt, n bigint) RETURNS boolean
-AS 'MODULE_PATHNAME', 'counter_crdt_value_ge_int8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'counter_crdt_value_ge_int8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
 CREATE OPERATOR @extschema@.>= (LEFTARG = @extschema@.counter_crdt, RIGHTARG = bigint,
 	FUNCTION = @extschema@.counter_crdt_value_ge,
 	COMMUTATOR = OPERATOR(@extschema@.<=), NEGATOR = OPERATOR(@extschema@.<),
@@ -513,7 +517,7 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_value_ge(@extschema@.counter_crdt, 
 COMMENT ON OPERATOR @extschema@.>= (@extschema@.counter_crdt, bigint) IS
 'the value of a counter >= a bigint (NULL for a tombstone)';
 CREATE FUNCTION @extschema@.counter_crdt_value_ge(n bigint, c @extschema@.counter_crdt) RETURNS boolean
-AS 'MODULE_PATHNAME', 'counter_crdt_int8_ge_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'counter_crdt_int8_ge_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
 CREATE OPERATOR @extschema@.>= (LEFTARG = bigint, RIGHTARG = @extschema@.counter_crdt,
 	FUNCTION = @extschema@.counter_crdt_value_ge,
 	COMMUTATOR = OPERATOR(@extschema@.<=), NEGATOR = OPERATOR(@extschema@.<),
@@ -525,7 +529,7 @@ COMMENT ON OPERATOR @extschema@.>= (bigint, @extschema@.counter_crdt) IS
 
 -- with numeric
 CREATE FUNCTION @extschema@.counter_crdt_value_eq(c @extschema@.counter_crdt, n numeric) RETURNS boolean
-AS 'MODULE_PATHNAME', 'counter_crdt_value_eq_numeric' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'counter_crdt_value_eq_numeric' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
 CREATE OPERATOR @extschema@.= (LEFTARG = @extschema@.counter_crdt, RIGHTARG = numeric,
 	FUNCTION = @extschema@.counter_crdt_value_eq,
 	COMMUTATOR = OPERATOR(@extschema@.=), NEGATOR = OPERATOR(@extschema@.<>),
@@ -535,7 +539,7 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_value_eq(@extschema@.counter_crdt, 
 COMMENT ON OPERATOR @extschema@.= (@extschema@.counter_crdt, numeric) IS
 'the value of a counter = a numeric (NULL for a tombstone)';
 CREATE FUNCTION @extschema@.counter_crdt_value_eq(n numeric, c @extschema@.counter_crdt) RETURNS boolean
-AS 'MODULE_PATHNAME', 'counter_crdt_numeric_eq_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'counter_crdt_numeric_eq_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
 CREATE OPERATOR @extschema@.= (LEFTARG = numeric, RIGHTARG = @extschema@.counter_crdt,
 	FUNCTION = @extschema@.counter_crdt_value_eq,
 	COMMUTATOR = OPERATOR(@extschema@.=), NEGATOR = OPERATOR(@extschema@.<>),
@@ -545,7 +549,7 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_value_eq(numeric, @extschema@.count
 COMMENT ON OPERATOR @extschema@.= (numeric, @extschema@.counter_crdt) IS
 'a numeric = the value of a counter (NULL for a tombstone)';
 CREATE FUNCTION @extschema@.counter_crdt_value_ne(c @extschema@.counter_crdt, n numeric) RETURNS boolean
-AS 'MODULE_PATHNAME', 'counter_crdt_value_ne_numeric' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'counter_crdt_value_ne_numeric' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
 CREATE OPERATOR @extschema@.<> (LEFTARG = @extschema@.counter_crdt, RIGHTARG = numeric,
 	FUNCTION = @extschema@.counter_crdt_value_ne,
 	COMMUTATOR = OPERATOR(@extschema@.<>), NEGATOR = OPERATOR(@extschema@.=),
@@ -555,7 +559,7 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_value_ne(@extschema@.counter_crdt, 
 COMMENT ON OPERATOR @extschema@.<> (@extschema@.counter_crdt, numeric) IS
 'the value of a counter <> a numeric (NULL for a tombstone)';
 CREATE FUNCTION @extschema@.counter_crdt_value_ne(n numeric, c @extschema@.counter_crdt) RETURNS boolean
-AS 'MODULE_PATHNAME', 'counter_crdt_numeric_ne_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'counter_crdt_numeric_ne_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
 CREATE OPERATOR @extschema@.<> (LEFTARG = numeric, RIGHTARG = @extschema@.counter_crdt,
 	FUNCTION = @extschema@.counter_crdt_value_ne,
 	COMMUTATOR = OPERATOR(@extschema@.<>), NEGATOR = OPERATOR(@extschema@.=),
@@ -565,7 +569,7 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_value_ne(numeric, @extschema@.count
 COMMENT ON OPERATOR @extschema@.<> (numeric, @extschema@.counter_crdt) IS
 'a numeric <> the value of a counter (NULL for a tombstone)';
 CREATE FUNCTION @extschema@.counter_crdt_value_lt(c @extschema@.counter_crdt, n numeric) RETURNS boolean
-AS 'MODULE_PATHNAME', 'counter_crdt_value_lt_numeric' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'counter_crdt_value_lt_numeric' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
 CREATE OPERATOR @extschema@.< (LEFTARG = @extschema@.counter_crdt, RIGHTARG = numeric,
 	FUNCTION = @extschema@.counter_crdt_value_lt,
 	COMMUTATOR = OPERATOR(@extschema@.>), NEGATOR = OPERATOR(@extschema@.>=),
@@ -575,7 +579,7 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_value_lt(@extschema@.counter_crdt, 
 COMMENT ON OPERATOR @extschema@.< (@extschema@.counter_crdt, numeric) IS
 'the value of a counter < a numeric (NULL for a tombstone)';
 CREATE FUNCTION @extschema@.counter_crdt_value_lt(n numeric, c @extschema@.counter_crdt) RETURNS boolean
-AS 'MODULE_PATHNAME', 'counter_crdt_numeric_lt_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'counter_crdt_numeric_lt_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
 CREATE OPERATOR @extschema@.< (LEFTARG = numeric, RIGHTARG = @extschema@.counter_crdt,
 	FUNCTION = @extschema@.counter_crdt_value_lt,
 	COMMUTATOR = OPERATOR(@extschema@.>), NEGATOR = OPERATOR(@extschema@.>=),
@@ -585,7 +589,7 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_value_lt(numeric, @extschema@.count
 COMMENT ON OPERATOR @extschema@.< (numeric, @extschema@.counter_crdt) IS
 'a numeric < the value of a counter (NULL for a tombstone)';
 CREATE FUNCTION @extschema@.counter_crdt_value_le(c @extschema@.counter_crdt, n numeric) RETURNS boolean
-AS 'MODULE_PATHNAME', 'counter_crdt_value_le_numeric' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'counter_crdt_value_le_numeric' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
 CREATE OPERATOR @extschema@.<= (LEFTARG = @extschema@.counter_crdt, RIGHTARG = numeric,
 	FUNCTION = @extschema@.counter_crdt_value_le,
 	COMMUTATOR = OPERATOR(@extschema@.>=), NEGATOR = OPERATOR(@extschema@.>),
@@ -595,7 +599,7 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_value_le(@extschema@.counter_crdt, 
 COMMENT ON OPERATOR @extschema@.<= (@extschema@.counter_crdt, numeric) IS
 'the value of a counter <= a numeric (NULL for a tombstone)';
 CREATE FUNCTION @extschema@.counter_crdt_value_le(n numeric, c @extschema@.counter_crdt) RETURNS boolean
-AS 'MODULE_PATHNAME', 'counter_crdt_numeric_le_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'counter_crdt_numeric_le_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
 CREATE OPERATOR @extschema@.<= (LEFTARG = numeric, RIGHTARG = @extschema@.counter_crdt,
 	FUNCTION = @extschema@.counter_crdt_value_le,
 	COMMUTATOR = OPERATOR(@extschema@.>=), NEGATOR = OPERATOR(@extschema@.>),
@@ -605,7 +609,7 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_value_le(numeric, @extschema@.count
 COMMENT ON OPERATOR @extschema@.<= (numeric, @extschema@.counter_crdt) IS
 'a numeric <= the value of a counter (NULL for a tombstone)';
 CREATE FUNCTION @extschema@.counter_crdt_value_gt(c @extschema@.counter_crdt, n numeric) RETURNS boolean
-AS 'MODULE_PATHNAME', 'counter_crdt_value_gt_numeric' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'counter_crdt_value_gt_numeric' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
 CREATE OPERATOR @extschema@.> (LEFTARG = @extschema@.counter_crdt, RIGHTARG = numeric,
 	FUNCTION = @extschema@.counter_crdt_value_gt,
 	COMMUTATOR = OPERATOR(@extschema@.<), NEGATOR = OPERATOR(@extschema@.<=),
@@ -615,7 +619,7 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_value_gt(@extschema@.counter_crdt, 
 COMMENT ON OPERATOR @extschema@.> (@extschema@.counter_crdt, numeric) IS
 'the value of a counter > a numeric (NULL for a tombstone)';
 CREATE FUNCTION @extschema@.counter_crdt_value_gt(n numeric, c @extschema@.counter_crdt) RETURNS boolean
-AS 'MODULE_PATHNAME', 'counter_crdt_numeric_gt_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'counter_crdt_numeric_gt_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
 CREATE OPERATOR @extschema@.> (LEFTARG = numeric, RIGHTARG = @extschema@.counter_crdt,
 	FUNCTION = @extschema@.counter_crdt_value_gt,
 	COMMUTATOR = OPERATOR(@extschema@.<), NEGATOR = OPERATOR(@extschema@.<=),
@@ -625,7 +629,7 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_value_gt(numeric, @extschema@.count
 COMMENT ON OPERATOR @extschema@.> (numeric, @extschema@.counter_crdt) IS
 'a numeric > the value of a counter (NULL for a tombstone)';
 CREATE FUNCTION @extschema@.counter_crdt_value_ge(c @extschema@.counter_crdt, n numeric) RETURNS boolean
-AS 'MODULE_PATHNAME', 'counter_crdt_value_ge_numeric' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'counter_crdt_value_ge_numeric' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
 CREATE OPERATOR @extschema@.>= (LEFTARG = @extschema@.counter_crdt, RIGHTARG = numeric,
 	FUNCTION = @extschema@.counter_crdt_value_ge,
 	COMMUTATOR = OPERATOR(@extschema@.<=), NEGATOR = OPERATOR(@extschema@.<),
@@ -635,7 +639,7 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_value_ge(@extschema@.counter_crdt, 
 COMMENT ON OPERATOR @extschema@.>= (@extschema@.counter_crdt, numeric) IS
 'the value of a counter >= a numeric (NULL for a tombstone)';
 CREATE FUNCTION @extschema@.counter_crdt_value_ge(n numeric, c @extschema@.counter_crdt) RETURNS boolean
-AS 'MODULE_PATHNAME', 'counter_crdt_numeric_ge_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'counter_crdt_numeric_ge_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT @extschema@.counter_crdt_value_compare_support;
 CREATE OPERATOR @extschema@.>= (LEFTARG = numeric, RIGHTARG = @extschema@.counter_crdt,
 	FUNCTION = @extschema@.counter_crdt_value_ge,
 	COMMUTATOR = OPERATOR(@extschema@.<=), NEGATOR = OPERATOR(@extschema@.<),

@@ -11,11 +11,22 @@
  * c::bigint is.  Against numeric the value compares as numeric does (NaN
  * after every number, infinities where they belong).  = here is equality of
  * values; = between two counters stays equality of states (compare.c).
+ *
+ * Their planner support function rewrites c op n into c::bigint op n
+ * (c::numeric op n for numeric), which answers the same, so that an index on
+ * (c::bigint) serves it and that expression's statistics estimate it.
  */
 #include "counter_crdt.h"
 #include "value.h"
 
+#include "catalog/namespace.h"
+#include "catalog/pg_type.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "nodes/supportnodes.h"
+#include "parser/parse_coerce.h"
 #include "utils/fmgrprotos.h"
+#include "utils/lsyscache.h"
 #include "utils/numeric.h"
 
 /* The sign of value(counter) - n; false for a tombstone. */
@@ -87,3 +98,90 @@ CC_NUMBER_OPS(int2, CC_ARG_INT2, cc_value_cmp_int)
 CC_NUMBER_OPS(int4, CC_ARG_INT4, cc_value_cmp_int)
 CC_NUMBER_OPS(int8, CC_ARG_INT8, cc_value_cmp_int)
 CC_NUMBER_OPS(numeric, CC_ARG_NUMERIC, cc_value_cmp_numeric)
+
+/* The operator of counter_crdt_value_<op>, NULL for another name. */
+static const char *
+cc_compare_operator(const char *funcname)
+{
+	static const char *const names[][2] = {
+		{"counter_crdt_value_eq", "="}, {"counter_crdt_value_ne", "<>"},
+		{"counter_crdt_value_lt", "<"}, {"counter_crdt_value_le", "<="},
+		{"counter_crdt_value_gt", ">"}, {"counter_crdt_value_ge", ">="},
+	};
+
+	for (int i = 0; i < lengthof(names); i++)
+		if (strcmp(funcname, names[i][0]) == 0)
+			return names[i][1];
+	return NULL;
+}
+
+static inline bool
+cc_is_number_type(Oid type)
+{
+	return type == INT2OID || type == INT4OID || type == INT8OID ||
+		type == NUMERICOID;
+}
+
+/*
+ * Support of every comparison above: SupportRequestSimplify of c op n gives
+ * c::bigint op n (pg_catalog's operator of bigint and n's type), or
+ * c::numeric op n for numeric; n op c likewise.  Same result in every case,
+ * NULL for a tombstone and 22003 outside bigint included.  Names are looked
+ * up in pg_catalog and the casts by type, never through search_path.
+ */
+PG_FUNCTION_INFO_V1(counter_crdt_value_compare_support);
+Datum
+counter_crdt_value_compare_support(PG_FUNCTION_ARGS)
+{
+	Node	   *rawreq = (Node *) PG_GETARG_POINTER(0);
+	FuncExpr   *call;
+	const char *opname;
+	char	   *funcname;
+	Node	   *counter,
+			   *number,
+			   *value;
+	bool		counter_left;
+	Oid			number_type,
+				value_type,
+				cast_fn = InvalidOid,
+				opno;
+	OpExpr	   *result;
+
+	if (!IsA(rawreq, SupportRequestSimplify))
+		PG_RETURN_POINTER(NULL);
+	call = ((SupportRequestSimplify *) rawreq)->fcall;
+	if (list_length(call->args) != 2)
+		PG_RETURN_POINTER(NULL);
+	funcname = get_func_name(call->funcid);
+	opname = funcname ? cc_compare_operator(funcname) : NULL;
+	if (opname == NULL)
+		PG_RETURN_POINTER(NULL);
+
+	counter_left = !cc_is_number_type(exprType(linitial(call->args)));
+	counter = counter_left ? linitial(call->args) : lsecond(call->args);
+	number = counter_left ? lsecond(call->args) : linitial(call->args);
+	number_type = exprType(number);
+	if (!cc_is_number_type(number_type) || cc_is_number_type(exprType(counter)))
+		PG_RETURN_POINTER(NULL);
+	value_type = number_type == NUMERICOID ? NUMERICOID : INT8OID;
+
+	if (find_coercion_pathway(value_type, exprType(counter), COERCION_EXPLICIT,
+							  &cast_fn) != COERCION_PATH_FUNC ||
+		!OidIsValid(cast_fn))
+		PG_RETURN_POINTER(NULL);
+	value = (Node *) makeFuncExpr(cast_fn, value_type, list_make1(counter),
+								  InvalidOid, InvalidOid, COERCE_EXPLICIT_CAST);
+
+	opno = OpernameGetOprid(list_make2(makeString("pg_catalog"),
+									   makeString(unconstify(char *, opname))),
+							counter_left ? value_type : number_type,
+							counter_left ? number_type : value_type);
+	if (!OidIsValid(opno))
+		PG_RETURN_POINTER(NULL);
+	result = (OpExpr *) make_opclause(opno, BOOLOID, false,
+									  (Expr *) (counter_left ? value : number),
+									  (Expr *) (counter_left ? number : value),
+									  InvalidOid, InvalidOid);
+	set_opfuncid(result);
+	PG_RETURN_POINTER(result);
+}
