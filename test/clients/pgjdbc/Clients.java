@@ -7,7 +7,8 @@
 //   java -cp /usr/share/java/postgresql.jar Clients.java
 //
 // pgjdbc types its parameters: setShort, setInt and setLong send smallint,
-// integer and bigint, setBigDecimal numeric, and setString varchar, for which
+// integer and bigint, setBigDecimal numeric, setDouble double precision, and
+// setString varchar, for which
 // no counter operator exists (42883) -- unless the connection says
 // stringtype=unspecified, when a string is untyped and read as a counter
 // state (22P02), as node-postgres's parameters are.
@@ -96,6 +97,8 @@ public class Clients {
 		check("bigint".equals(got), "setLong sends bigint", got);
 		got = one(conn, "SELECT pg_typeof(?)::text", ps -> ps.setBigDecimal(1, new BigDecimal("149.5")));
 		check("numeric".equals(got), "setBigDecimal sends numeric", got);
+		got = one(conn, "SELECT pg_typeof(?)::text", ps -> ps.setDouble(1, 149.5));
+		check("double precision".equals(got), "setDouble sends double precision", got);
 		got = one(conn, "SELECT pg_typeof(?)::text", ps -> ps.setString(1, "100"));
 		check("character varying".equals(got), "setString sends character varying", got);
 
@@ -138,6 +141,8 @@ public class Clients {
 		check(keys.equals(List.of(3)), "WHERE c > ? with setLong(2999999999): key 3", keys);
 		keys = column(conn, "SELECT k FROM t WHERE c > ? ORDER BY k", ps -> ps.setBigDecimal(1, new BigDecimal("149.5")));
 		check(keys.equals(List.of(2, 3)), "WHERE c > ? with setBigDecimal(149.5): keys 2, 3", keys);
+		keys = column(conn, "SELECT k FROM t WHERE c > ? ORDER BY k", ps -> ps.setDouble(1, 149.5));
+		check(keys.equals(List.of(2, 3)), "WHERE c > ? with setDouble(149.5): keys 2, 3", keys);
 
 		// setString: varchar, and no operator counter_crdt > varchar.
 		try {

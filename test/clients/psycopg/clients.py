@@ -71,14 +71,15 @@ a = psycopg.connect(os.environ["CLIENTS_DSN"], autocommit=True)
 fresh_table(a)
 me = a.execute("SELECT counter_crdt_node_id()::text").fetchone()[0]
 
-# What psycopg sends a Python int and a Decimal as: the smallest integer type
-# that holds the int, numeric beyond bigint.
+# What psycopg sends a Python int, a Decimal and a float as: the smallest
+# integer type that holds the int, numeric beyond bigint; float8.
 for value, sent in [
     (7, "smallint"),
     (40000, "integer"),
     (3_000_000_000, "bigint"),
     (10**20, "numeric"),
     (Decimal("149.5"), "numeric"),
+    (149.5, "double precision"),
 ]:
     got = a.execute("SELECT pg_typeof(%s)::text", [value]).fetchone()[0]
     check(got == sent, f"a Python {type(value).__name__} {value} is sent as {sent}", got)
@@ -134,6 +135,8 @@ for bound, keys in [
     (10**20, []),                 # numeric
     (Decimal("149.5"), [2, 3]),   # numeric
     (Decimal("-1e30"), [1, 2, 3]),
+    (149.5, [2, 3]),              # double precision
+    (150.0, [3]),                 # double precision, 150 is not greater
 ]:
     got = [r[0] for r in rows(a, "SELECT k FROM t WHERE c > %s ORDER BY k", [bound])]
     check(got == keys, f"WHERE c > %s with {bound!r}: keys {keys}", got)
