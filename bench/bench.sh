@@ -43,6 +43,8 @@
 #   grouped merge          the same with GROUP BY k vs grouped sum(v).
 #                          Target: <= 1.20 x.
 #   sum on read            sum(c::bigint) vs sum(v).  Target: <= 1.10 x.
+#   sum(c)                 the aggregate over counters (1.6), sum(c) vs
+#                          sum(v).  Target: <= 1.15 x.
 #   table digest           counter_crdt_digest_agg(k::text, c) over the same
 #                          1,000,000 rows, serial, vs sum(v) (reported
 #                          against a target of <= 2.0 x: one SHA-256 per row).
@@ -361,6 +363,7 @@ Q_SUM="SELECT sum(v) FROM m"
 Q_GMERGE="SELECT k, counter_crdt_merge_agg(c) FROM m GROUP BY k"
 Q_GSUM="SELECT k, sum(v) FROM m GROUP BY k"
 Q_READ="SELECT sum(c::bigint) FROM m"
+Q_SUMC="SELECT sum(c) FROM m"
 Q_JSONB="SELECT jc_merge_agg(j) FROM mj"
 Q_DIGEST="SELECT counter_crdt_digest_agg(k::text, c) FROM m"
 Q_SHA="SELECT sum(get_byte(sha256(int8send(v)), 0)) FROM m"
@@ -434,6 +437,7 @@ T_SQL=$(date +%s)
 pair merge "$SERIAL" "$Q_MERGE" sum "$SERIAL" "$Q_SUM" "$SQL_RUNS"
 pair gmerge "$SERIAL" "$Q_GMERGE" gsum "$SERIAL" "$Q_GSUM" "$SQL_RUNS"
 pair read "$SERIAL" "$Q_READ" sum2 "$SERIAL" "$Q_SUM" "$SQL_RUNS"
+pair sumc "$SERIAL" "$Q_SUMC" sum5 "$SERIAL" "$Q_SUM" "$SQL_RUNS"
 pair digest "$SERIAL" "$Q_DIGEST" sum3 "$SERIAL" "$Q_SUM" "$SQL_RUNS"
 pair sha "$SERIAL" "$Q_SHA" sum4 "$SERIAL" "$Q_SUM" "$SQL_RUNS"
 pair pmerge "$PARALLEL" "$Q_MERGE" smerge "$SERIAL" "$Q_MERGE" "$SQL_RUNS"
@@ -481,6 +485,7 @@ R_HOT_CW=$(calc "${TPS[c_hot]} / ${TPS[w_hot]}")
 R_MERGE=$(calc "${MED[merge]} / ${MED[sum]}")
 R_GMERGE=$(calc "${MED[gmerge]} / ${MED[gsum]}")
 R_READ=$(calc "${MED[read]} / ${MED[sum2]}")
+R_SUMC=$(calc "${MED[sumc]} / ${MED[sum5]}")
 R_DIGEST=$(calc "${MED[digest]} / ${MED[sum3]}")
 R_SHA=$(calc "${MED[sha]} / ${MED[sum4]}")
 R_HASH=$(calc "${MED[rowhash]} / ${MED[sum3]}")
@@ -490,6 +495,7 @@ R_JSONB=$(calc "${MED[jsonb]} / ${MED[merge2]}")
 C_MERGE=$(calc "${CPUMS[merge]} / ${CPUMS[sum]}")
 C_GMERGE=$(calc "${CPUMS[gmerge]} / ${CPUMS[gsum]}")
 C_READ=$(calc "${CPUMS[read]} / ${CPUMS[sum2]}")
+C_SUMC=$(calc "${CPUMS[sumc]} / ${CPUMS[sum5]}")
 C_JSONB=$(calc "${CPUMS[jsonb]} / ${CPUMS[merge2]}")
 
 ROWS_T=()
@@ -509,6 +515,8 @@ row "grouped merge" "the same GROUP BY k ($(fmt_int "$KEYS") groups) vs grouped 
 	"${MED[gmerge]} ms" "${MED[gsum]} ms (sum(v))" "${R_GMERGE} x" "<= 1.20 x" "$(judge "$R_GMERGE <= 1.20")"
 row "sum on read" "sum(c::bigint) vs sum(v), $(fmt_int "$ROWS") rows" \
 	"${MED[read]} ms" "${MED[sum2]} ms (sum(v))" "${R_READ} x" "<= 1.10 x" "$(judge "$R_READ <= 1.10")"
+row "sum(c)" "the sum aggregate of counters (numeric) vs sum(v), $(fmt_int "$ROWS") rows, serial" \
+	"${MED[sumc]} ms" "${MED[sum5]} ms (sum(v))" "${R_SUMC} x" "<= 1.15 x" "$(judge "$R_SUMC <= 1.15")"
 row "table digest" "counter_crdt_digest_agg(k::text, c), $(fmt_int "$ROWS") rows, serial, vs sum(v) same table" \
 	"${MED[digest]} ms" "${MED[sum3]} ms (sum(v))" "${R_DIGEST} x" "<= 2.0 x, reported" "$(judge "$R_DIGEST <= 2.0")"
 row "  its hashing alone" "the same rows' SHA-256 by libcrypto in a C loop outside PostgreSQL (bench/microbench rowhash: keys \"1\" to \"100000\", 3-shard stored states), vs sum(v) of the digest's pair: what no scan goes below" \
@@ -541,7 +549,7 @@ NOTES=(
 	"Increment counters hold 3 shards: counter_crdt_rack_id('dc1', 'rack1'..'rack3'); the server's counter_crdt.node_id is dc1:rack1's id ($RACK1), so its own shard is one of the three and c + 1 does not grow the value ($SZ_BEFORE bytes before and after; asserted before and after the runs)."
 	"pgbench: -n -M prepared, ${SECONDS_RUN} s per run, $PGB_RUNS runs per side interleaved (bigint, counter, wide bigint, ...), best run shown; VACUUM and CHECKPOINT before each run. All runs (tps): bigint${TPS_RUNS[b_all]}, counter${TPS_RUNS[c_all]}, wide bigint${TPS_RUNS[w_all]}; hot rows: bigint${TPS_RUNS[b_hot]}, counter${TPS_RUNS[c_hot]}, wide bigint${TPS_RUNS[w_hot]}. Every increment counted: totals after the runs equal the start plus the transactions pgbench reports (bigint $SUM_B, counter $SUM_C, wide bigint $SUM_W). HOT updates: bigint ${HOT_B:-?} %, counter ${HOT_C:-?} %."
 	"SQL figures: median of $SQL_RUNS (jsonb: $JSONB_RUNS) server-side execution times of EXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON), interleaved with the baseline in one session, after a warm-up run of each (a new backend first faults in every page of shared buffers it touches), tables prewarmed (pg_prewarm)."
-	"Cross-check, less sensitive to other load on the machine than elapsed time: the backend's CPU time (user + system, log_executor_stats, median) gives merge ${CPUMS[merge]} vs ${CPUMS[sum]} ms = ${C_MERGE} x, grouped ${CPUMS[gmerge]} vs ${CPUMS[gsum]} ms = ${C_GMERGE} x, sum on read ${CPUMS[read]} vs ${CPUMS[sum2]} ms = ${C_READ} x, table digest ${CPUMS[digest]} vs ${CPUMS[sum3]} ms = ${C_DIGEST} x, jsonb ${CPUMS[jsonb]} vs ${CPUMS[merge2]} ms = ${C_JSONB} x slower than counter_crdt."
+	"Cross-check, less sensitive to other load on the machine than elapsed time: the backend's CPU time (user + system, log_executor_stats, median) gives merge ${CPUMS[merge]} vs ${CPUMS[sum]} ms = ${C_MERGE} x, grouped ${CPUMS[gmerge]} vs ${CPUMS[gsum]} ms = ${C_GMERGE} x, sum on read ${CPUMS[read]} vs ${CPUMS[sum2]} ms = ${C_READ} x, sum(c) ${CPUMS[sumc]} vs ${CPUMS[sum5]} ms = ${C_SUMC} x, table digest ${CPUMS[digest]} vs ${CPUMS[sum3]} ms = ${C_DIGEST} x, jsonb ${CPUMS[jsonb]} vs ${CPUMS[merge2]} ms = ${C_JSONB} x slower than counter_crdt."
 	"Grouped plans: counter_crdt $GM_NODE${GM_BATCHES:+ (batches: $GM_BATCHES)}, sum(v) $GS_NODE${GS_BATCHES:+ (batches: $GS_BATCHES)}."
 	"Parallel: max_parallel_workers_per_gather = 2, parallel costs 0, parallel_workers = 2 on the table; $WORKERS workers launched, plus the leader, on $(nproc) CPUs. Workers are new processes for every query: each first faults in the pages of shared buffers it reads (huge pages: $HUGEPAGES), a cost the serial runs paid once in their warm-up run."
 	"Merge data: $(fmt_int "$KEYS") keys x $COPIES replica states, stored copy after copy; clocks differ per copy. jsonb check: on $S_KEYS sample keys the jsonb merge gives the same states and per-key totals as counter_crdt_merge_agg (and the totals the generator implies); the whole-table merges agree too."
@@ -606,6 +614,7 @@ echo "Run time: $T_TOTAL s (pgbench $PGB_SECONDS s, SQL figures $SQL_SECONDS s).
 	echo "$Q_MERGE;   -- vs $Q_SUM;"
 	echo "$Q_GMERGE;   -- vs $Q_GSUM;"
 	echo "$Q_READ;   -- vs $Q_SUM;"
+	echo "$Q_SUMC;   -- vs $Q_SUM;"
 	echo "$Q_DIGEST;   -- vs $Q_SUM;"
 	echo "$Q_JSONB;   -- jc_merge_agg: plpgsql merge of {\"<uuid>\": [clock, value]}"
 	echo '```'

@@ -36,6 +36,13 @@ PACKAGES+=(python3)
 # scripts/test.sh tests PostgreSQL 17 and 18 in chroots made with debootstrap
 # (scripts/pgchroot.sh)
 PACKAGES+=(debootstrap)
+# The client drivers of doc/clients.md, tested by test/t/019_clients.pl:
+# psycopg 3 (for Debian's /usr/bin/python3), pgjdbc and a JDK to run it, and
+# node-postgres, which npm installs below from test/clients/node's lock file.
+# npm only where no npm is there yet: NodeSource's nodejs brings its own and
+# conflicts with Debian's.
+PACKAGES+=(python3-psycopg libpostgresql-jdbc-java default-jdk-headless nodejs)
+command -v npm >/dev/null 2>&1 || PACKAGES+=(npm)
 
 installed()
 {
@@ -131,6 +138,27 @@ run_make()
 
 run_make "make" -j"$(nproc 2>/dev/null || echo 2)"
 run_make "make install" install
+
+# node-postgres, the version test/clients/node/package-lock.json pins, into
+# test/clients/node/node_modules (not in git); again only when the lock file
+# changed since the last install.
+NODE_DIR=$ROOT/test/clients/node
+if [ -z "${COUNTER_CRDT_IN_CHROOT:-}" ] && [ -f "$NODE_DIR/package-lock.json" ]; then
+	if cmp -s "$NODE_DIR/package-lock.json" "$NODE_DIR/node_modules/.setup-lock.json"; then
+		say "node-postgres: present ($NODE_DIR/node_modules)"
+	else
+		log=$(mktemp /tmp/setup-npm.XXXXXX)
+		if (cd "$NODE_DIR" && npm ci --no-audit --no-fund --loglevel=error) >"$log" 2>&1; then
+			cp "$NODE_DIR/package-lock.json" "$NODE_DIR/node_modules/.setup-lock.json"
+			rm -f "$log"
+			say "node-postgres: installed (npm ci in $NODE_DIR)"
+		else
+			tail -n 40 "$log" >&2
+			rm -f "$log"
+			die "npm ci in $NODE_DIR failed"
+		fi
+	fi
+fi
 
 # The server runs as the postgres OS user.  It needs no file of this tree
 # (the extension is installed into $(pg_config --sharedir) and --pkglibdir,

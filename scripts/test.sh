@@ -269,6 +269,7 @@ if [ "${#tap_files[@]}" -gt 0 ] && [ "$SETUP_OK" -eq 1 ] && [ "$PG_HERE" -eq 1 ]
 		TESTDATADIR="$TAPDIR/test/tmp_check"
 		TESTLOGDIR="$TAPDIR/test/tmp_check/log"
 		COUNTER_CRDT_README="$TAPDIR/README.md"
+		${IN_CHROOT:+COUNTER_CRDT_IN_CHROOT="$IN_CHROOT"}
 		${OLD_INSTALL:+COUNTER_CRDT_OLD_INSTALL="$OLD_INSTALL"}
 		PATH="$BINDIR:$PATH"
 		PGPORT="65432"

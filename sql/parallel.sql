@@ -34,7 +34,7 @@ LEFT JOIN pg_proc p ON p.oid = to_regprocedure(f.name)
 ORDER BY f.ord;
 -- The functions behind the operators and the cast.
 SELECT o.oprname, o.oprcode::regprocedure FROM pg_operator o
-WHERE o.oprleft = 'counter_crdt'::regtype ORDER BY o.oprname;
+WHERE o.oprleft = 'counter_crdt'::regtype ORDER BY o.oprname, o.oprcode::regprocedure::text;
 SELECT c.castfunc::regprocedure FROM pg_cast c WHERE c.castsource = 'counter_crdt'::regtype;
 -- The aggregate has its combine, serial and deserial functions.
 SELECT a.aggfnoid::regprocedure AS aggregate, a.aggkind, a.aggtransfn, a.aggcombinefn, a.aggserialfn,

@@ -97,7 +97,7 @@ FROM val_t;
 -- The cast is explicit only: no implicit or assignment conversion.
 SELECT c.castcontext, c.castmethod, c.castfunc::regprocedure
 FROM pg_cast c
-WHERE c.castsource = 'counter_crdt'::regtype;
+WHERE c.castsource = 'counter_crdt'::regtype ORDER BY c.castfunc::regprocedure::text;
 CREATE TABLE val_target (b bigint);
 INSERT INTO val_target SELECT c FROM val_t WHERE k = 3;
 INSERT INTO val_target VALUES ('{aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa:1:1}'::counter_crdt);

@@ -123,6 +123,29 @@ cc_finish(struct varlena *result, size_t n)
 				cc_stored_build_finish((unsigned char *) VARDATA(result), n));
 }
 
+/*
+ * Whether text that is not a counter is a number instead ("100", " -2.5 "):
+ * a parameter or literal of unknown type compared with a counter is read as
+ * a counter, and the error then says how to write the comparison.
+ */
+static bool
+cc_looks_like_number(const char *s)
+{
+	bool		digits = false;
+
+	if (s == NULL)
+		return false;
+	while (isspace((unsigned char) *s))
+		s++;
+	if (*s == '+' || *s == '-')
+		s++;
+	for (; isdigit((unsigned char) *s) || *s == '.'; s++)
+		digits |= isdigit((unsigned char) *s) != 0;
+	while (isspace((unsigned char) *s))
+		s++;
+	return digits && *s == '\0';
+}
+
 /* Turns a core error into the matching ereport. */
 void
 cc_report(const cc_error *err, const char *input)
@@ -134,7 +157,12 @@ cc_report(const cc_error *err, const char *input)
 					(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 					 errmsg("invalid input syntax for type counter_crdt: \"%s\"",
 							input ? input : ""),
-					 errdetail("%s", err->detail)));
+					 errdetail("%s", err->detail),
+					 cc_looks_like_number(input) ?
+					 errhint("A counter's text is its state, not a number. To compare "
+							 "its value with a number, give the number a type "
+							 "(c > $1::bigint, c > 100::bigint) or read the value "
+							 "(c::bigint > $1).") : 0));
 			break;
 		case CC_ERR_BINARY:
 			ereport(ERROR,

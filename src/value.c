@@ -1,13 +1,14 @@
 /*
  * value.c
- *	  What a value holds and how two combine: its value (c::bigint), its
- *	  shards and their number, merge(a, b), and the difference that a
- *	  repair ships.
+ *	  What a value holds and how two combine: its value (c::bigint, and
+ *	  the casts to the other numbers), its shards and their number,
+ *	  merge(a, b), and the difference that a repair ships.
  */
 #include "counter_crdt.h"
 #include "value.h"
 
 #include "funcapi.h"
+#include "utils/numeric.h"
 #include "utils/uuid.h"
 
 #include "core/cc_algebra.h"
@@ -16,9 +17,10 @@
  * The value of a counter, false for a tombstone; 22003 outside bigint.  A
  * version 2 value keeps its total in its first bytes: an inline one is read
  * in place, a compressed or out-of-line one through a slice of those bytes
- * (only that prefix is decompressed, only the first chunk fetched).
+ * (only that prefix is decompressed, only the first chunk fetched).  What
+ * c::bigint reads, and every comparison, cast and aggregate of the value.
  */
-static bool
+bool
 cc_datum_value(Datum d, int64 *value)
 {
 	struct varlena *raw = (struct varlena *) DatumGetPointer(d);
@@ -311,4 +313,64 @@ counter_crdt_difference(PG_FUNCTION_ARGS)
 	}
 	cc_finish(result, n);
 	PG_RETURN_POINTER(result);
+}
+
+/*
+ * Casts to other numbers, beside c::bigint (counter_crdt_value): the same
+ * value, NULL for a tombstone, 22003 where it does not fit the type (as the
+ * cast of that bigint would say); to double precision rounded as
+ * bigint::double precision rounds.
+ */
+PG_FUNCTION_INFO_V1(counter_crdt_to_int2);
+Datum
+counter_crdt_to_int2(PG_FUNCTION_ARGS)
+{
+	int64		value;
+
+	if (!cc_datum_value(PG_GETARG_DATUM(0), &value))
+		PG_RETURN_NULL();
+	if (value < PG_INT16_MIN || value > PG_INT16_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("smallint out of range"),
+				 errdetail("The counter's value is " INT64_FORMAT ".", value)));
+	PG_RETURN_INT16((int16) value);
+}
+
+PG_FUNCTION_INFO_V1(counter_crdt_to_int4);
+Datum
+counter_crdt_to_int4(PG_FUNCTION_ARGS)
+{
+	int64		value;
+
+	if (!cc_datum_value(PG_GETARG_DATUM(0), &value))
+		PG_RETURN_NULL();
+	if (value < PG_INT32_MIN || value > PG_INT32_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("integer out of range"),
+				 errdetail("The counter's value is " INT64_FORMAT ".", value)));
+	PG_RETURN_INT32((int32) value);
+}
+
+PG_FUNCTION_INFO_V1(counter_crdt_to_numeric);
+Datum
+counter_crdt_to_numeric(PG_FUNCTION_ARGS)
+{
+	int64		value;
+
+	if (!cc_datum_value(PG_GETARG_DATUM(0), &value))
+		PG_RETURN_NULL();
+	PG_RETURN_NUMERIC(int64_to_numeric(value));
+}
+
+PG_FUNCTION_INFO_V1(counter_crdt_to_float8);
+Datum
+counter_crdt_to_float8(PG_FUNCTION_ARGS)
+{
+	int64		value;
+
+	if (!cc_datum_value(PG_GETARG_DATUM(0), &value))
+		PG_RETURN_NULL();
+	PG_RETURN_FLOAT8((float8) value);
 }

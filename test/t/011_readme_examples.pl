@@ -75,7 +75,11 @@ $node->safe_psql('postgres', qq{
 	ALTER DATABASE postgres SET counter_crdt.node_id = '$ids[0]';
 });
 
-foreach my $name (@names)
+# then doc/numbers.md's, in the same database
+my @numbers = grep { m{^numbers/} } recipe_names();
+ok(@numbers >= 3, 'doc/numbers.md has its recipes: ' . join(', ', @numbers));
+
+foreach my $name (@names, @numbers)
 {
 	my @stmts = statements(recipe($name));
 	ok(@stmts > 0, "$name: has statements");

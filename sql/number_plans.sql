@@ -1,0 +1,140 @@
+--
+-- How the planner reads a counter compared with a number: as c::bigint op n
+-- (the comparisons' support function), so an index on (c::bigint) serves
+-- WHERE c > n, BETWEEN and = n, and the statistics of that expression
+-- estimate them; and what an untyped parameter or literal does.
+--
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS counter_crdt;
+RESET client_min_messages;
+
+-- A skewed table: value 1,000,000 / k for k = 1 .. 20,000 (most small, a
+-- few large), every 50th a tombstone, some NULLs.
+CREATE TABLE np (k int PRIMARY KEY, c counter_crdt);
+INSERT INTO np
+  SELECT g, CASE WHEN g % 50 = 0 THEN 'tombstone'::counter_crdt
+                 WHEN g % 77 = 0 THEN NULL
+                 ELSE ('{00000000-0000-0000-0000-00000000000a:1:' || 1000000 / g || '}')::counter_crdt END
+    FROM generate_series(1, 20000) g;
+CREATE INDEX np_value ON np ((c::bigint));
+ANALYZE np;
+
+-- The index named, if the plan of q scans it; and the planner's row count
+-- for q against the rows q returns.
+CREATE FUNCTION pg_temp.index_of(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  plan text;
+BEGIN
+  EXECUTE 'EXPLAIN (FORMAT JSON, COSTS OFF) ' || q INTO plan;
+  RETURN substring(plan FROM '"Index Name": "([a-z_]+)"');
+END
+$$;
+CREATE FUNCTION pg_temp.estimate(q text, OUT estimated bigint, OUT actual bigint, OUT within_2x boolean)
+LANGUAGE plpgsql AS $$
+DECLARE
+  plan json;
+BEGIN
+  EXECUTE 'EXPLAIN (FORMAT JSON) ' || q INTO plan;
+  estimated := (plan -> 0 -> 'Plan' ->> 'Plan Rows')::bigint;
+  EXECUTE 'SELECT count(*) FROM (' || q || ') x' INTO actual;
+  within_2x := estimated <= 2 * greatest(actual, 1) AND actual <= 2 * greatest(estimated, 1);
+END
+$$;
+
+-- Each comparison, either side, smallint to bigint, BETWEEN: the index.
+SELECT q, pg_temp.index_of(q) AS index
+  FROM unnest(ARRAY[
+    'SELECT k FROM np WHERE c > 10000',
+    'SELECT k FROM np WHERE c >= 10000::smallint',
+    'SELECT k FROM np WHERE 10000::bigint < c',
+    'SELECT k FROM np WHERE c < -5',
+    'SELECT k FROM np WHERE c <= -5',
+    'SELECT k FROM np WHERE c = 3125',
+    'SELECT k FROM np WHERE 3125 = c',
+    'SELECT k FROM np WHERE c BETWEEN 20000 AND 30000',
+    'SELECT k FROM np WHERE c IN (3125, 20000)',
+    'SELECT k FROM np WHERE c > 10000 AND k > 3',
+    'SELECT k FROM np ORDER BY c::bigint DESC LIMIT 10']) q;
+EXPLAIN (COSTS OFF) SELECT k FROM np WHERE c > 10000;
+EXPLAIN (COSTS OFF) SELECT k FROM np WHERE c BETWEEN 20000 AND 30000;
+-- The same rows as the value read as bigint, with and without the index.
+SELECT (SELECT array_agg(k ORDER BY k) FROM np WHERE c > 10000)
+       = (SELECT array_agg(k ORDER BY k) FROM np WHERE c::bigint > 10000) AS gt_same,
+       (SELECT count(*) FROM np WHERE c > 10000) AS gt_rows,
+       (SELECT count(*) FROM np WHERE c BETWEEN 20000 AND 30000) AS between_rows,
+       (SELECT count(*) FROM np WHERE c = 3125) AS eq_rows;
+SET enable_indexscan = off;
+SET enable_bitmapscan = off;
+SELECT (SELECT count(*) FROM np WHERE c > 10000) AS gt_rows,
+       (SELECT count(*) FROM np WHERE c BETWEEN 20000 AND 30000) AS between_rows,
+       (SELECT count(*) FROM np WHERE c = 3125) AS eq_rows;
+RESET enable_indexscan;
+RESET enable_bitmapscan;
+-- Against numeric the value is read as numeric: not the bigint index.
+SELECT pg_temp.index_of('SELECT k FROM np WHERE c > 10000.5') AS numeric_index;
+SELECT count(*) AS numeric_rows FROM np WHERE c > 10000.5;
+EXPLAIN (COSTS OFF) SELECT k FROM np WHERE c > 10000.5::float8;
+SELECT count(*) AS float8_rows FROM np WHERE c > 10000.5::float8;
+-- ORDER BY c orders states (by value, then shards): a btree index on c
+-- itself serves it; the top values by either order are the same rows here.
+CREATE INDEX np_state ON np (c);
+SELECT pg_temp.index_of('SELECT k FROM np ORDER BY c DESC LIMIT 10') AS order_by_c_index;
+SELECT array(SELECT k FROM np WHERE c IS NOT NULL AND c <> 'tombstone' ORDER BY c DESC LIMIT 10)
+       = array(SELECT k FROM np ORDER BY c::bigint DESC NULLS LAST LIMIT 10) AS same_top_10;
+DROP INDEX np_state;
+
+-- Estimates from the statistics of the indexed expression: within 2x of
+-- the rows, at each threshold of the skewed values.
+SELECT q, e.*
+  FROM unnest(ARRAY[
+    'SELECT k FROM np WHERE c > 10',
+    'SELECT k FROM np WHERE c > 1000',
+    'SELECT k FROM np WHERE c < 100',
+    'SELECT k FROM np WHERE 500 <= c',
+    'SELECT k FROM np WHERE c BETWEEN 100 AND 200',
+    'SELECT k FROM np WHERE c = 50']) q, pg_temp.estimate(q) e;
+-- Without the index (nor statistics on the expression): the default
+-- fraction, far off; CREATE STATISTICS on the expression brings it back.
+DROP INDEX np_value;
+ANALYZE np;
+SELECT q, e.within_2x
+  FROM unnest(ARRAY['SELECT k FROM np WHERE c > 1000', 'SELECT k FROM np WHERE c < 100']) q, pg_temp.estimate(q) e;
+CREATE STATISTICS np_value_stats ON (c::bigint) FROM np;
+ANALYZE np;
+SELECT q, e.*
+  FROM unnest(ARRAY['SELECT k FROM np WHERE c > 1000', 'SELECT k FROM np WHERE c < 100']) q, pg_temp.estimate(q) e;
+
+-- The rewrite names pg_catalog's operators and the casts by type: look-
+-- alikes first on the path are not called.
+CREATE SCHEMA evil;
+CREATE FUNCTION evil.gt(bigint, integer) RETURNS boolean LANGUAGE plpgsql AS
+  $$BEGIN RAISE EXCEPTION 'evil.gt ran'; END$$;
+CREATE OPERATOR evil.> (LEFTARG = bigint, RIGHTARG = integer, FUNCTION = evil.gt);
+CREATE FUNCTION evil.counter_crdt_value(counter_crdt) RETURNS bigint LANGUAGE plpgsql AS
+  $$BEGIN RAISE EXCEPTION 'evil.counter_crdt_value ran'; END$$;
+SET search_path = evil, pg_catalog, public;
+SELECT count(*) AS gt_rows FROM np WHERE c > 10000;
+SELECT count(*) AS gt_any_rows FROM np WHERE c > ANY (ARRAY[10000]);
+RESET search_path;
+DROP SCHEMA evil CASCADE;
+
+-- Untyped: an unknown literal or parameter takes the counter's type, so
+-- '100' is read as a counter's text and refused (22P02); the hint says
+-- what to write.  Typed, the comparison is of values.
+\set VERBOSITY sqlstate
+SELECT count(*) FROM np WHERE c > '100';
+\set VERBOSITY default
+SELECT count(*) FROM np WHERE c > '100';
+SELECT count(*) FROM np WHERE c > ' -2.5 ';
+PREPARE untyped AS SELECT count(*) FROM np WHERE c > $1;
+EXECUTE untyped('100');
+PREPARE typed AS SELECT count(*) FROM np WHERE c > $1::bigint;
+EXECUTE typed('100');
+PREPARE read_value AS SELECT count(*) FROM np WHERE c::bigint > $1;
+EXECUTE read_value('100');
+-- text that is no number gets no hint
+SELECT count(*) FROM np WHERE c > 'abc';
+SELECT count(*) FROM np WHERE c > '1e5x';
+DEALLOCATE ALL;
+
+DROP TABLE np;
