@@ -38,6 +38,16 @@ REGRESS = type_io text_errors binary_io increment merge value aggregate \
 	fold_forms sweep_rights retired_guards markings numbers number_plans
 EXTRA_CLEAN = test/core_test test/core_test_sanitize bench/microbench bench/fold_shapes test/tmp_check
 
+# Warnings are errors where the test command builds (COUNTER_CRDT_WERROR=1,
+# which scripts/test.sh exports): PostgreSQL's own warning set and -Wextra
+# (less unused parameters, which every fmgr function has) on the glue, -Wall
+# -Wextra on the core, its tests and the fuzz harnesses.  Other builds (make,
+# make install, the Debian package) keep warnings as warnings.
+ifeq ($(COUNTER_CRDT_WERROR),1)
+COPT += -Werror -Wextra -Wno-unused-parameter
+CORE_WERROR = -Werror
+endif
+
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
@@ -89,7 +99,7 @@ CORE_TEST_SRCS = $(wildcard test/core_*.c)
 CORE_TEST_LIBS = -lcrypto -luuid
 CORE_TEST_HDRS = test/cc_test.h test/cc_test_states.h test/cc_test_folds.h test/cc_test_shapes.h test/cc_ossl.h $(CORE_HDRS)
 test/core_test: $(CORE_TEST_SRCS) $(CORE_SRCS) $(CORE_TEST_HDRS)
-	$(CC) $(CORE_TEST_CFLAGS) -Isrc/core -Itest -o $@ $(CORE_TEST_SRCS) $(CORE_SRCS) $(CORE_TEST_LIBS)
+	$(CC) $(CORE_TEST_CFLAGS) $(CORE_WERROR) -Isrc/core -Itest -o $@ $(CORE_TEST_SRCS) $(CORE_SRCS) $(CORE_TEST_LIBS)
 
 .PHONY: core-test
 core-test: test/core_test
@@ -99,7 +109,7 @@ core-test: test/core_test
 SANITIZE_CC ?= clang
 SANITIZE_FLAGS ?= -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 test/core_test_sanitize: $(CORE_TEST_SRCS) $(CORE_SRCS) $(CORE_TEST_HDRS)
-	$(SANITIZE_CC) $(SANITIZE_FLAGS) -std=c99 -Wall -Wextra -Isrc/core -Itest -o $@ $(CORE_TEST_SRCS) $(CORE_SRCS) $(CORE_TEST_LIBS)
+	$(SANITIZE_CC) $(SANITIZE_FLAGS) -std=c99 -Wall -Wextra $(CORE_WERROR) -Isrc/core -Itest -o $@ $(CORE_TEST_SRCS) $(CORE_SRCS) $(CORE_TEST_LIBS)
 
 .PHONY: core-test-sanitize
 core-test-sanitize: test/core_test_sanitize
@@ -108,12 +118,12 @@ core-test-sanitize: test/core_test_sanitize
 # Instruction counts of the hot operations (merge, increment, sum, parse,
 # format) under callgrind, to compare versions exactly.
 bench/microbench: bench/microbench.c $(CORE_SRCS) $(CORE_HDRS) test/cc_ossl.h
-	$(CC) $(CORE_TEST_CFLAGS) -Isrc/core -Itest -o $@ bench/microbench.c $(CORE_SRCS) $(CORE_TEST_LIBS)
+	$(CC) $(CORE_TEST_CFLAGS) $(CORE_WERROR) -Isrc/core -Itest -o $@ bench/microbench.c $(CORE_SRCS) $(CORE_TEST_LIBS)
 
 # Time to read, check, fold and forget values of the adversarial shapes
 # (bench/fold_shapes.sh compares with the core of before issue 28).
 bench/fold_shapes: bench/fold_shapes.c $(CORE_SRCS) $(CORE_HDRS) test/cc_test_shapes.h
-	$(CC) $(CORE_TEST_CFLAGS) -Isrc/core -Itest -o $@ bench/fold_shapes.c $(CORE_SRCS) $(CORE_TEST_LIBS)
+	$(CC) $(CORE_TEST_CFLAGS) $(CORE_WERROR) -Isrc/core -Itest -o $@ bench/fold_shapes.c $(CORE_SRCS) $(CORE_TEST_LIBS)
 
 .PHONY: microbench
 microbench: bench/microbench
@@ -146,7 +156,7 @@ FUZZ_TARGETS = test/fuzz/fuzz_text test/fuzz/fuzz_binary test/fuzz/fuzz_algebra 
 EXTRA_CLEAN += $(FUZZ_TARGETS)
 
 $(FUZZ_TARGETS): test/fuzz/%: test/fuzz/%.c test/fuzz/fuzz_common.h $(CORE_TEST_HDRS) $(CORE_SRCS)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -std=c99 -Wall -Wextra -Isrc/core -Itest -o $@ $< $(CORE_SRCS) $(CORE_TEST_LIBS)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -std=c99 -Wall -Wextra $(CORE_WERROR) -Isrc/core -Itest -o $@ $< $(CORE_SRCS) $(CORE_TEST_LIBS)
 
 .PHONY: fuzz fuzz-short fuzz-long
 fuzz: $(FUZZ_TARGETS)

@@ -43,6 +43,9 @@ REPORT=()		# one line per suite, printed before the summary
 
 # Which PostgreSQL versions, and whether this run is one of them in its chroot.
 IN_CHROOT=${COUNTER_CRDT_IN_CHROOT:-}
+# Every build of this run treats warnings as errors (Makefile: COPT and
+# CORE_WERROR); users' own builds do not.
+export COUNTER_CRDT_WERROR=${COUNTER_CRDT_WERROR:-1}
 if [ -n "$IN_CHROOT" ]; then
 	PG_VERSIONS=$IN_CHROOT
 	PG_MAJOR=$IN_CHROOT

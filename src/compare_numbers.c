@@ -125,7 +125,7 @@ cc_compare_operator(const char *funcname)
 		{"counter_crdt_value_gt", ">"}, {"counter_crdt_value_ge", ">="},
 	};
 
-	for (int i = 0; i < lengthof(names); i++)
+	for (size_t i = 0; i < lengthof(names); i++)
 		if (strcmp(funcname, names[i][0]) == 0)
 			return names[i][1];
 	return NULL;
