@@ -303,6 +303,8 @@ _pgr_packages() {	# VER -> the package list, one line, sorted
 	p+=(uuid-dev libssl-dev make gcc libc6-dev perl libipc-run-perl)
 	# test/t/010_scylla_migration.pl reads ScyllaDB's files with Python
 	p+=(python3)
+	# test/t/020_cdc.pl decodes changes with wal2json
+	p+=("postgresql-$v-wal2json")
 	p+=(build-essential dpkg-dev debhelper)
 	if [ "${COUNTER_CRDT_CHROOT_CLANG:-0}" = 1 ]; then
 		p+=(clang libclang-rt-dev)

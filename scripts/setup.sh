@@ -33,6 +33,9 @@ PACKAGES+=(build-essential dpkg-dev debhelper postgresql-server-dev-all postgres
 PACKAGES+=(postgresql-15-pglogical)
 # test/t/010_scylla_migration.pl reads ScyllaDB's files with Python
 PACKAGES+=(python3)
+# wal2json, the logical decoding output plugin of doc/change-data-capture.md
+# and test/t/020_cdc.pl
+PACKAGES+=(postgresql-15-wal2json)
 # scripts/test.sh tests PostgreSQL 17 and 18 in chroots made with debootstrap
 # (scripts/pgchroot.sh)
 PACKAGES+=(debootstrap)

@@ -1,0 +1,251 @@
+# The recipes of doc/change-data-capture.md, run as written on one server
+# with wal_level = logical: after every increment, a decrement and a
+# tombstone, the change that wal2json and pgoutput give a consumer carries
+# the counter's new value as a number in total_views, where the page says
+# so, and no total_views column where the page says it is not sent.
+#
+# Two databases: "gen" with the generated value column, "trig" with the
+# column kept by a trigger.  wal2json's JSON is parsed; pgoutput's binary
+# messages (protocol version 1) are decoded here.  The slips each check
+# catches: the wrong column (the text state, not the number), a value one
+# increment behind (the old row, or a trigger that reads OLD), a missing or
+# extra change, a string where a number belongs.
+use strict;
+use warnings;
+
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use JSON::PP ();
+use FindBin;
+use lib $FindBin::RealBin;
+use ReadmeRecipe;
+
+my $node = PostgreSQL::Test::Cluster->new('cdc');
+$node->init(allows_streaming => 'logical');
+$node->start;
+my $pg18 = $node->safe_psql('postgres', 'SHOW server_version_num') >= 180000;
+
+# The recipe's configuration, without the output_plugin_libraries line
+# where the server does not know the setting (as the page says).
+my $conf = recipe('cdc/postgresql.conf');
+if ($node->safe_psql('postgres',
+		q{SELECT count(*) FROM pg_settings WHERE name = 'output_plugin_libraries'}) eq '0')
+{
+	my $n = ($conf =~ s/^output_plugin_libraries\b[^\n]*\n//mg);
+	die "the recipe has no output_plugin_libraries line to leave out" unless $n == 1;
+}
+$node->append_conf('postgresql.conf', $conf);
+$node->restart;
+is($node->safe_psql('postgres', 'SHOW wal_level'), 'logical', 'wal_level is logical');
+
+# The increments, and the value each change must carry: [action, page, value].
+my @writes = (
+	[ q{INSERT INTO page_views VALUES ('home', NULL::counter_crdt + 5)
+	      ON CONFLICT (page) DO UPDATE SET views = page_views.views + 5},
+		[ 'I', 'home', 5 ] ],
+	[ q{INSERT INTO page_views VALUES ('home', NULL::counter_crdt + 5)
+	      ON CONFLICT (page) DO UPDATE SET views = page_views.views + 5},
+		[ 'U', 'home', 10 ] ],
+	[ q{UPDATE page_views SET views = views + 5 WHERE page = 'home'}, [ 'U', 'home', 15 ] ],
+	[ q{UPDATE page_views SET views = views - 7 WHERE page = 'home'}, [ 'U', 'home', 8 ] ],
+	[ q{INSERT INTO page_views VALUES ('about', NULL::counter_crdt + 1)}, [ 'I', 'about', 1 ] ],
+	[ q{UPDATE page_views SET views = 'tombstone' WHERE page = 'about'},
+		[ 'U', 'about', undef ] ],
+	# a tombstone ignores increments: the row is written, its value stays NULL
+	[ q{UPDATE page_views SET views = views + 3 WHERE page = 'about'},
+		[ 'U', 'about', undef ] ],
+);
+
+sub show { return defined $_[0] ? $_[0] : 'NULL' }
+
+# wal2json's changes since the last read, through the page's query:
+# [action, page, total_views as JSON text (a number or null), views].
+sub wal2json_changes
+{
+	my ($db) = @_;
+	my @out;
+	foreach my $line (split /\n/, $node->safe_psql($db, recipe('cdc/wal2json-read')))
+	{
+		my $c = JSON::PP::decode_json($line);
+		my %col = map { $_->{name} => $_ } @{ $c->{columns} };
+		# the number as wal2json wrote it: unquoted, or null
+		my ($raw) = $line =~ /"name":"total_views","type":"bigint","value":([^,}]*)[,}]/;
+		push @out, [ $c->{action}, $col{page}{value}, $raw, $col{views}{value},
+			[ map { $_->{name} } @{ $c->{columns} } ] ];
+	}
+	return @out;
+}
+
+# pgoutput's messages since the last read (protocol version 1), decoded:
+# [action, {column => [text or undef, type oid]}, [column names]].
+sub pgoutput_changes
+{
+	my ($db, $slot, $pub) = @_;
+	my (%rel, @out);
+	my $rows = $node->safe_psql($db,
+		"SELECT encode(data, 'hex') FROM pg_logical_slot_get_binary_changes('$slot', NULL, NULL, "
+		  . "'proto_version', '1', 'publication_names', '$pub')");
+	foreach my $hex (split /\n/, $rows)
+	{
+		my $b = pack('H*', $hex);
+		my $p = 1;
+		my $u8 = sub { my $v = unpack('C', substr($b, $p, 1)); $p += 1; $v };
+		my $u16 = sub { my $v = unpack('n', substr($b, $p, 2)); $p += 2; $v };
+		my $u32 = sub { my $v = unpack('N', substr($b, $p, 4)); $p += 4; $v };
+		my $str = sub {
+			my $e = index($b, "\0", $p);
+			die "pgoutput: unterminated string" if $e < 0;
+			my $s = substr($b, $p, $e - $p);
+			$p = $e + 1;
+			$s;
+		};
+		my $tuple = sub {
+			my @v;
+			foreach (1 .. $u16->())
+			{
+				my $k = chr($u8->());
+				if ($k eq 'n') { push @v, undef; }
+				elsif ($k eq 't') { my $l = $u32->(); push @v, substr($b, $p, $l); $p += $l; }
+				else { die "pgoutput: column kind '$k' not expected"; }
+			}
+			\@v;
+		};
+		my $kind = substr($b, 0, 1);
+		if ($kind eq 'R')
+		{
+			my $id = $u32->();
+			$str->();
+			my $name = $str->();
+			$u8->();
+			my @cols;
+			foreach (1 .. $u16->())
+			{
+				$u8->();
+				my $cn = $str->();
+				push @cols, [ $cn, $u32->() ];
+				$u32->();
+			}
+			$rel{$id} = \@cols;
+		}
+		elsif ($kind eq 'I' || $kind eq 'U')
+		{
+			my $cols = $rel{ $u32->() } or die "pgoutput: a change before its Relation";
+			my $k = chr($u8->());
+			if ($k eq 'K' || $k eq 'O') { $tuple->(); $k = chr($u8->()); }
+			die "pgoutput: no new tuple" unless $k eq 'N';
+			my $t = $tuple->();
+			die "pgoutput: tuple of " . @$t . " columns for a relation of " . @$cols
+			  unless @$t == @$cols;
+			my %row = map { $cols->[$_][0] => [ $t->[$_], $cols->[$_][1] ] } 0 .. $#$cols;
+			push @out, [ $kind, \%row, [ map { $_->[0] } @$cols ] ];
+		}
+	}
+	return @out;
+}
+
+# Runs the writes one at a time; after each, reads both slots and checks.
+# $pg_value: whether pgoutput's changes must carry total_views.
+sub run_writes
+{
+	my ($db, $label, $pg_value) = @_;
+	my $bigint_oid = $node->safe_psql($db, q{SELECT 'int8'::regtype::oid});
+	foreach my $w (@writes)
+	{
+		my ($sql, $want) = @$w;
+		my ($action, $page, $value) = @$want;
+		my $step = "$label: $action $page -> " . show($value);
+		$node->safe_psql($db, $sql);
+		is($node->safe_psql($db,
+				"SELECT coalesce(total_views::text, 'NULL') || ' ' || coalesce(views::bigint::text, 'NULL')"
+				  . " FROM page_views WHERE page = '$page'"),
+			show($value) . ' ' . show($value), "$step: the table's total_views is the counter's value");
+
+		my @j = wal2json_changes($db);
+		is(scalar(@j), 1, "$step: wal2json gives one change");
+		my ($ja, $jp, $jraw, $jviews) = @{ $j[0] // [] };
+		is("$ja $jp", "$action $page", "$step: wal2json's action and key");
+		is($jraw, defined $value ? $value : 'null',
+			"$step: wal2json's total_views is the new value, a JSON number");
+		# one writer: its shard's value is the counter's
+		like($jviews, defined $value ? qr/^\{[0-9a-f-]{36}:[0-9]+:$value\}$/ : qr/^tombstone$/,
+			"$step: wal2json's views column is the text state, not a number");
+
+		my @g = pgoutput_changes($db, 'cdc_pgoutput', 'cdc');
+		is(scalar(@g), 1, "$step: pgoutput gives one change");
+		my ($ga, $grow, $gcols) = @{ $g[0] // [ '', {}, [] ] };
+		is($ga . ' ' . ($grow->{page}[0] // ''), "$action $page", "$step: pgoutput's action and key");
+		if ($pg_value)
+		{
+			is(join(',', @$gcols), 'page,views,total_views', "$step: pgoutput sends total_views");
+			is(show($grow->{total_views}[0]), show($value), "$step: pgoutput's total_views is the new value");
+			is($grow->{total_views}[1], $bigint_oid, "$step: pgoutput's total_views is an int8 column");
+		}
+		else
+		{
+			is(join(',', @$gcols), 'page,views', "$step: pgoutput sends no total_views");
+		}
+	}
+	return;
+}
+
+# --- gen: the generated value column ---------------------------------------
+$node->safe_psql('postgres', 'CREATE DATABASE gen');
+$node->safe_psql('gen', q{
+	CREATE EXTENSION counter_crdt;
+	CREATE TABLE page_views (page text PRIMARY KEY, views counter_crdt);
+});
+$node->safe_psql('gen', recipe('cdc/value-column'));
+$node->safe_psql('gen', recipe('cdc/wal2json'));
+if ($pg18)
+{
+	$node->safe_psql('gen', recipe('cdc/publication-18'));
+}
+else
+{
+	my ($rc, $out, $err) = $node->psql('gen', recipe('cdc/publication-18'));
+	isnt($rc, 0, 'before 18: the publication of cdc/publication-18 is refused');
+	like($err, qr/unrecognized publication parameter/, 'before 18: ... for its option');
+	$node->safe_psql('gen', 'CREATE PUBLICATION cdc FOR TABLE page_views');
+}
+$node->safe_psql('gen', q{SELECT pg_create_logical_replication_slot('cdc_pgoutput', 'pgoutput')});
+run_writes('gen', 'generated column', $pg18);
+
+# A replicated table takes the generated column.
+$node->safe_psql('gen', q{SELECT counter_crdt_enable_replica_merge('page_views')});
+pass('a table with the generated value column can be replicated');
+
+# Slot names are the cluster's: the next database makes its own.
+$node->safe_psql('gen', q{
+	SELECT pg_drop_replication_slot('cdc_json');
+	SELECT pg_drop_replication_slot('cdc_pgoutput');
+});
+
+# --- trig: the column kept by a trigger ------------------------------------
+$node->safe_psql('postgres', 'CREATE DATABASE trig');
+$node->safe_psql('trig', q{
+	CREATE EXTENSION counter_crdt;
+	CREATE TABLE page_views (page text PRIMARY KEY, views counter_crdt);
+	INSERT INTO page_views VALUES ('old', NULL::counter_crdt + 2);
+});
+$node->safe_psql('trig', recipe('cdc/trigger-column'));
+is($node->safe_psql('trig', q{SELECT total_views FROM page_views WHERE page = 'old'}),
+	'2', 'the trigger recipe fills the column of rows written before it');
+$node->safe_psql('trig', recipe('cdc/publication'));
+$node->safe_psql('trig', recipe('cdc/wal2json'));
+$node->safe_psql('trig', q{SELECT pg_create_logical_replication_slot('cdc_pgoutput', 'pgoutput')});
+run_writes('trig', 'column kept by a trigger', 1);
+
+# A write to the column itself is overwritten with the counter's value.
+$node->safe_psql('trig', q{UPDATE page_views SET total_views = 99 WHERE page = 'home'});
+is($node->safe_psql('trig', q{SELECT total_views FROM page_views WHERE page = 'home'}),
+	'8', 'a write to total_views is overwritten');
+
+# A replicated table refuses the column kept by a trigger.
+my ($rc, $out, $err) = $node->psql('trig',
+	q{SELECT counter_crdt_enable_replica_merge('page_views')});
+isnt($rc, 0, 'counter_crdt_enable_replica_merge refuses the column kept by a trigger');
+like($err, qr/total_views/, '... and names it');
+
+$node->stop;
+done_testing();
