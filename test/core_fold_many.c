@@ -277,6 +277,42 @@ hcase(const mhand *h, const int *list, size_t count, int t, mresult *r)
 	return same;
 }
 
+/* The value of writer W(j)'s shard in a result, or INT64_MIN. */
+static int64_t
+hvalue(const mresult *r, int j)
+{
+	uint8_t		id[CC_ID_LEN];
+
+	W(j, id);
+	for (size_t i = 0; i < r->n; i++)
+	{
+		cc_shard	sh;
+
+		cc_load(r->s, i, &sh);
+		if (cc_id_eq(sh.id, id))
+			return sh.value;
+	}
+	return INT64_MIN;
+}
+
+/* The avalue of the record into W(t) in a result, or INT64_MIN. */
+static int64_t
+hrec_avalue(const mresult *r, int t)
+{
+	uint8_t		id[CC_ID_LEN];
+
+	W(t, id);
+	for (size_t i = 0; i < r->nf; i++)
+	{
+		cc_fold		f;
+
+		cc_fold_load(r->f, i, &f);
+		if (cc_id_eq(f.target, id))
+			return f.avalue;
+	}
+	return INT64_MIN;
+}
+
 static void
 test_by_hand(void)
 {
@@ -483,11 +519,26 @@ test_by_hand(void)
 	hrec(&h, 2, 1, 5, 4, 7, 0);
 	hrec(&h, 2, 3, 5, 4, 8, 3);
 	hrec(&h, 2, 4, 5, 3, 9, 0);
-	CHECK(hcase(&h, (int[]) {2}, 1, 0, NULL));
+	/* W0 holds W2 and takes its count, 8 as of aclock 4 (not 7, not 9) */
+	CHECK(hcase(&h, (int[]) {2}, 1, 0, &r) && r.code == CC_OK && r.changed &&
+		  hvalue(&r, 0) == 8 && r.nf == 4 && hrec_avalue(&r, 0) == 8);
+	mfree(&r);
 	CHECK(hcase(&h, (int[]) {2}, 1, 5, NULL));
 	CHECK(hcase(&h, (int[]) {1, 2}, 2, 3, NULL));
 	CHECK(hcase(&h, (int[]) {3, 2, 1, 2}, 4, 5, NULL));
 	CHECK(hcase(&h, (int[]) {3, 4, 2}, 3, 0, NULL));
+	/*
+	 * a record into the target alone and a count outstanding (the records
+	 * into another target stripped): the target takes the rest, 5 - 3
+	 */
+	memset(&h, 0, sizeof(h));
+	hshard(&h, 3, 5, 3);
+	hrec(&h, 2, 3, 5, 4, 5, 3);
+	CHECK(hcase(&h, (int[]) {2}, 1, 3, &r) && r.code == CC_OK && r.changed &&
+		  hvalue(&r, 3) == 5 && r.nf == 1);
+	mfree(&r);
+	CHECK(hcase(&h, (int[]) {2, 2, 4}, 3, 3, NULL));
+
 	/* a retired writer's shard newer than its records, kept */
 	memset(&h, 0, sizeof(h));
 	hshard(&h, 1, 5, 0);
