@@ -17,6 +17,12 @@
  *	  fold     cc_fold_apply() of the first live writer into a new id
  *	  forget   every retired writer forgotten, given in the order that takes
  *	           most rounds one at a time (the chain's last writer first)
+ *	  loopK    K = 10 and 1k ids folded into a new id by a loop of
+ *	           cc_fold_apply(), what counter_crdt_fold_many ran before 1.6's
+ *	           cc_fold_many(); the ids spread over every writer of the shape
+ *	           (retired, live, one unknown), repeats when K passes them
+ *	  manyK    the same ids by cc_fold_many(), in one pass (the loop again
+ *	           when built against a core without it)
  *
  * Built with -DCC_BENCH_OLD against the cc_fold.[ch] of before issue 28
  * (bench/fold_shapes.sh does both), forget is the loop the glue ran then:
@@ -47,7 +53,6 @@ now(void)
 	return (double) t.tv_sec + (double) t.tv_nsec / 1e9;
 }
 
-#ifdef CC_BENCH_OLD
 /* Whether the operation under way has run past the limit. */
 static bool
 over(void)
@@ -58,7 +63,6 @@ over(void)
 	return (double) (t.tv_sec - started.tv_sec) +
 		(double) (t.tv_nsec - started.tv_nsec) / 1e9 > limit;
 }
-#endif
 
 static void
 die(const char *what, const cc_error *err)
@@ -80,7 +84,13 @@ typedef struct shape
 	unsigned char *fout;
 	unsigned char *buf;
 	void	   *work;
+	uint8_t    *many;			/* MANY_IDS ids for loopK and manyK */
+	unsigned char *mout;
+	unsigned char *mfout;
+	void	   *mwork;
 } shape;
+
+#define MANY_IDS 1000
 
 enum
 {
@@ -89,9 +99,62 @@ enum
 	OP_CHECK,
 	OP_FOLD,
 	OP_FORGET,
+	OP_LOOP10,
+	OP_MANY10,
+	OP_LOOP1K,
+	OP_MANY1K,
 	NOPS
 };
-static const char *const op_names[NOPS] = {"text", "binary", "check", "fold", "forget"};
+static const char *const op_names[NOPS] = {"text", "binary", "check", "fold", "forget",
+"loop10", "many10", "loop1k", "many1k"};
+
+/* The glue's fold_many of before: cc_fold_apply() of each id in turn. */
+static bool
+fold_loop(const shape *sh, size_t count, const uint8_t *t)
+{
+	unsigned char *s[2],
+			   *f[2];
+	cc_folded	cur = sh->st;
+	int			side = 0;
+	bool		done = true;
+
+	for (int i = 0; i < 2; i++)
+	{
+		s[i] = malloc((sh->st.n + count) * CC_SHARD_SIZE);
+		f[i] = malloc((sh->st.nf + count) * CC_FOLD_SIZE);
+	}
+	for (size_t i = 0; i < count; i++)
+	{
+		size_t		n,
+					nf;
+		bool		changed;
+		cc_error	err;
+
+		if (cc_fold_apply(&cur, sh->many + i * CC_ID_LEN, t, s[side], &n,
+						  f[side], &nf, &changed, &err) != CC_OK)
+			die("fold loop", &err);
+		if (changed)
+		{
+			cur.shards = s[side];
+			cur.n = n;
+			cur.folds = f[side];
+			cur.nf = nf;
+			side = 1 - side;
+		}
+		if (over())
+		{
+			done = false;
+			break;
+		}
+	}
+	sink += cur.nf;
+	for (int i = 0; i < 2; i++)
+	{
+		free(s[i]);
+		free(f[i]);
+	}
+	return done;
+}
 
 #ifdef CC_BENCH_OLD
 /* The glue's loop of before: rounds of single forgets until none goes. */
@@ -217,6 +280,27 @@ run(const shape *sh, int op)
 			sink += nf;
 #endif
 			break;
+		case OP_LOOP10:
+		case OP_LOOP1K:
+		case OP_MANY10:
+		case OP_MANY1K:
+			{
+				uint8_t		t[CC_ID_LEN];
+				size_t		count = (op == OP_LOOP10 || op == OP_MANY10) ? 10 : MANY_IDS;
+
+				cc_test_shape_id(t, 4 * sh->st.nf);
+#ifdef CC_FOLD_MANY_WORK
+				if (op == OP_MANY10 || op == OP_MANY1K)
+				{
+					if (cc_fold_many(&sh->st, sh->many, count, t, sh->mwork, sh->mout, &n,
+									 sh->mfout, &nf, &changed, &err) != CC_OK)
+						die("fold_many", &err);
+					sink += nf;
+					break;
+				}
+#endif
+				return fold_loop(sh, count, t);
+			}
 	}
 	return true;
 }
@@ -253,6 +337,17 @@ main(int argc, char **argv)
 #else
 			sh.work = NULL;
 #endif
+			/* writers 0..k, and k + 1 that the value does not know */
+			sh.many = malloc(MANY_IDS * CC_ID_LEN);
+			for (size_t i = 0; i < MANY_IDS; i++)
+				cc_test_shape_id(sh.many + i * CC_ID_LEN, (i * 7919 + 1) % (k + 2));
+			sh.mout = malloc((sh.st.n + 1) * CC_SHARD_SIZE);
+			sh.mfout = malloc((sh.st.nf + MANY_IDS) * CC_FOLD_SIZE);
+#ifdef CC_FOLD_MANY_WORK
+			sh.mwork = malloc(CC_FOLD_MANY_WORK(MANY_IDS, sh.st.nf));
+#else
+			sh.mwork = NULL;
+#endif
 			for (int op = 0; op < NOPS; op++)
 			{
 				long		runs = 0;
@@ -282,6 +377,10 @@ main(int argc, char **argv)
 			free(sh.out);
 			free(sh.fout);
 			free(sh.work);
+			free(sh.many);
+			free(sh.mout);
+			free(sh.mfout);
+			free(sh.mwork);
 		}
 	return 0;
 }

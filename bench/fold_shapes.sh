@@ -9,7 +9,9 @@
 # of OLD_REV (9ec5d1a, the last before issue 28's fold core, unless told) in a
 # temporary directory, -DCC_BENCH_OLD; runs both, old first, each operation
 # stopped after SECONDS (10 unless told); prints old and new, in
-# microseconds per run, and old / new.
+# microseconds per run, and old / new.  Its loopK lines are the old glue's
+# fold_many loop on either core, its manyK lines that loop on the old core and
+# cc_fold_many() on this one (bench/fold_shapes.c says which ids).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 old_rev=${1:-9ec5d1a}

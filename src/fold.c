@@ -14,7 +14,6 @@
  * NULL counters and tombstones pass through unchanged.
  */
 #include "counter_crdt.h"
-#include "fold_work.h"
 #include "writer_ids.h"
 
 #include "catalog/pg_type.h"
@@ -242,6 +241,7 @@ cc_uuid_array(ArrayType *arr, int *count)
 	ids = palloc(Max(*count, 1) * sizeof(pg_uuid_t));
 	for (int i = 0; i < *count; i++)
 	{
+		CHECK_FOR_INTERRUPTS();
 		if (nulls[i])
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
@@ -253,39 +253,42 @@ cc_uuid_array(ArrayType *arr, int *count)
 
 /*
  * counter_crdt_fold_many(c, retired[]): counter_crdt_fold(c, r) for each r
- * in turn, into this server's writer id; one new value for them all.
+ * in turn, into this server's writer id; one new value for them all, made
+ * in one pass (cc_fold_many(): the same value, or the refusal of the first
+ * fold that the loop of single folds would refuse).
  */
 PG_FUNCTION_INFO_V1(counter_crdt_fold_many);
 Datum
 counter_crdt_fold_many(PG_FUNCTION_ARGS)
 {
 	cc_folded	f;
-	CcFoldWork	w;
 	const pg_uuid_t *ids;
 	int			count;
+	unsigned char *shards,
+			   *folds;
+	size_t		n,
+				nf;
+	bool		changed;
+	cc_error	err;
 
 	if (!cc_fold_arg(fcinfo, &f))
 		return cc_same(fcinfo);
 	ids = cc_uuid_array(PG_GETARG_ARRAYTYPE_P(1), &count);
-	cc_fold_work_init(&w, &f, f.n + count, f.nf + count);
-	for (int i = 0; i < count; i++)
-	{
-		size_t		n,
-					nf;
-		bool		changed;
-		cc_error	err;
-
-		CHECK_FOR_INTERRUPTS();
-		if (cc_fold_apply(&w.cur, ids[i].data, cc_node_id(),
-						  w.shards[w.side], &n, w.folds[w.side], &nf,
-						  &changed, &err) != CC_OK)
-			cc_report(&err, NULL);
-		if (changed)
-			cc_fold_work_swap(&w, n, nf);
-	}
-	if (!w.changed)
+	if (count == 0)
 		return cc_same(fcinfo);
-	PG_RETURN_POINTER(cc_make_folded(&w.cur));
+	/* the limits of the loop of single folds, which had room for every id */
+	cc_check_count(f.n + count);
+	cc_check_count(2 * (f.nf + count));
+	shards = palloc((f.n + 1) * CC_SHARD_SIZE);
+	folds = palloc((f.nf + count) * CC_FOLD_SIZE);
+	CHECK_FOR_INTERRUPTS();
+	if (cc_fold_many(&f, (const uint8_t *) ids, (size_t) count, cc_node_id(),
+					 MemoryContextAllocHuge(CurrentMemoryContext,
+											CC_FOLD_MANY_WORK((size_t) count, f.nf)),
+					 shards, &n, folds, &nf, &changed, &err) != CC_OK)
+		cc_report(&err, NULL);
+	CHECK_FOR_INTERRUPTS();
+	return cc_fold_result(fcinfo, changed, shards, n, folds, nf);
 }
 
 /*

@@ -66,6 +66,7 @@ extern long cc_test_failed;
 	GROUP_CASES(exactly_once) \
 	GROUP_CASES(increment_stored) \
 	GROUP_CASES(fold) \
+	GROUP_CASES(fold_many) \
 	GROUP_CASES(fold_io)
 
 #define CC_TEST_DECLARE(name) void test_##name(void);

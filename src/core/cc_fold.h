@@ -177,6 +177,58 @@ cc_code		cc_fold_forget_many(const cc_folded *s, const uint8_t *ids,
 								unsigned char *fout, size_t *nfout,
 								bool *changed, cc_error *err);
 
+/* One distinct id of cc_fold_many()'s scratch: what a fold of it reads. */
+typedef struct cc_fold_many_slot
+{
+	uint8_t		id[CC_ID_LEN];
+	int64_t		sclock;			/* its shard, while present */
+	int64_t		svalue;
+	int64_t		lclock;			/* the latest of its other records */
+	int64_t		lvalue;
+	cc_fold		rec;			/* its record into the target, when has_t */
+	int64_t		rwraps;			/* absorbed by its other records into */
+	int64_t		rlow;			/* retired targets, exactly */
+	size_t		nrec;			/* its other records */
+	size_t		live_below;		/* ... into live targets below the target */
+	size_t		elo;			/* records into it from slots, [elo, ehi) */
+	size_t		ehi;
+	bool		present;
+	bool		has_t;
+	bool		retired;
+	bool		dropped;
+	bool		written;
+} cc_fold_many_slot;
+
+/* A record (slot from, id) into a live id of the set, for cc_fold_many(). */
+typedef struct cc_fold_many_edge
+{
+	size_t		from;
+	int64_t		absorbed;
+} cc_fold_many_edge;
+
+#define CC_FOLD_MANY_WORK(count, nf) \
+	(((count) > 0 ? (count) : 1) * sizeof(cc_fold_many_slot) + \
+	 ((nf) > 0 ? (nf) : 1) * sizeof(cc_fold_many_edge))
+
+/*
+ * cc_fold_apply() of each of the count ids (16 bytes each, in the order
+ * given, repeats allowed) into t in turn, in one pass: the same state, the
+ * same *changed and, when a fold in the sequence is refused, the refusal of
+ * the first one, out untouched.  A fold of a reads only a's shard and
+ * records, t's shard, and which of a's targets are retired; the targets
+ * the sequence retires before a (ids given earlier that had a shard) are
+ * tracked along the records into them, each record once, so any order,
+ * repeats and ids that are targets of one another give the sequential
+ * result.  work has CC_FOLD_MANY_WORK(count, s->nf) bytes, suitably
+ * aligned; out room for s->n + 1 shards, fout for s->nf + count records.
+ * O((n + nf + count) log).
+ */
+cc_code		cc_fold_many(const cc_folded *s, const uint8_t *ids, size_t count,
+						 const uint8_t *t, void *work,
+						 unsigned char *out, size_t *nout,
+						 unsigned char *fout, size_t *nfout,
+						 bool *changed, cc_error *err);
+
 /* Scratch of cc_fold_strip() and cc_fold_strip_many(), for nf records. */
 #define CC_FOLD_STRIP_WORK(nf) \
 	(((nf) > 0 ? (nf) : 1) * (CC_ID_LEN + 3 * sizeof(size_t) + 1))
