@@ -165,17 +165,19 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_health() IS
 -- Comparisons (src/compare_numbers.c): c op n and n op c for =, <>, <, <=,
 -- >, >= with n smallint, integer, bigint, numeric or double precision; NULL
 -- when c is a tombstone.  Commutators and negators are declared, so the
--- planner may flip (3 < c) and negate (NOT c > 3).  Their support function
--- has the planner read c op n as c::bigint op n (c::numeric, c::double
--- precision op n for those), the same answer, so that an index on
--- (c::bigint) serves it and the statistics of that expression estimate it
--- (doc/numbers.md).
+-- planner may flip (3 < c) and negate (NOT c > 3).  The estimators are the
+-- scalar ones: they read the column's most common values and its histogram
+-- (of states in the counters' order, which is by value first) through these
+-- operators.  Where the column has an index on c::bigint, their support
+-- function has the planner read c op n as c::bigint op n (c::numeric,
+-- c::double precision op n for those, with an index on that), the same
+-- answer, so that the index serves it (doc/numbers.md).
 --
 
 CREATE FUNCTION @extschema@.counter_crdt_value_compare_support(internal) RETURNS internal
 AS 'MODULE_PATHNAME', 'counter_crdt_value_compare_support' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.counter_crdt_value_compare_support(internal) IS
-'planner support of the comparisons of counters with numbers: c op n is planned as c::bigint op n';
+'planner support of the comparisons of counters with numbers: c op n is planned as c::bigint op n where an index on c::bigint can serve it';
 
 -- with smallint
 CREATE FUNCTION @extschema@.counter_crdt_value_eq(c @extschema@.counter_crdt, n smallint) RETURNS boolean

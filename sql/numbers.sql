@@ -200,8 +200,8 @@ SELECT sum(c) FROM nt_over;
 SELECT max(c) FROM nt_over;
 \set VERBOSITY default
 
--- Planned as c::bigint op n, estimated on a table analyzed without an
--- index on that expression; a tombstone (NULL there) is no error.
+-- Estimates read the column's common values and histogram through these
+-- operators; a tombstone among them (the operator gives NULL) is no error.
 CREATE TABLE nt_stats (c counter_crdt);
 INSERT INTO nt_stats SELECT CASE WHEN g % 4 = 0 THEN 'tombstone'
                                  ELSE ('{00000000-0000-0000-0000-00000000000a:1:' || g % 10 || '}')::counter_crdt END

@@ -13,19 +13,27 @@
  * precision as bigint compares with it, the value converted to double.  = here is equality of
  * values; = between two counters stays equality of states (compare.c).
  *
- * Their planner support function rewrites c op n into c::bigint op n
- * (c::numeric, c::double precision op n for those), which answers the same, so that an index on
- * (c::bigint) serves it and that expression's statistics estimate it.
+ * Where the column has an index on c::bigint, their planner support function
+ * rewrites c op n into c::bigint op n (c::numeric, c::double precision op n
+ * for those, with an index on that), which answers the same, so that the
+ * index serves it.
  */
 #include "counter_crdt.h"
 #include "value.h"
 
+#include "access/table.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_index.h"
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "nodes/pathnodes.h"
 #include "nodes/supportnodes.h"
 #include "parser/parse_coerce.h"
+#include "parser/parsetree.h"
+#include "utils/builtins.h"
+#include "utils/rel.h"
+#include "utils/syscache.h"
 #include "utils/float.h"
 #include "utils/fmgrprotos.h"
 #include "utils/lsyscache.h"
@@ -139,11 +147,71 @@ cc_is_number_type(Oid type)
 }
 
 /*
+ * Whether counter is a column of a table of the query being planned that has
+ * a valid index with cast_fn(column), c::bigint say, among its keys.  The
+ * table is locked already (the parser locked it); its index list is cached.
+ */
+static bool
+cc_value_index_exists(PlannerInfo *root, Node *counter, Oid cast_fn)
+{
+	Var		   *var = (Var *) counter;
+	RangeTblEntry *rte;
+	Relation	rel;
+	List	   *indexes;
+	ListCell   *lc;
+	bool		found = false;
+
+	if (root == NULL || root->parse == NULL || !IsA(counter, Var) ||
+		var->varlevelsup != 0 || var->varattno <= 0 || var->varno < 1 ||
+		var->varno > list_length(root->parse->rtable))
+		return false;
+	rte = rt_fetch(var->varno, root->parse->rtable);
+	if (rte->rtekind != RTE_RELATION)
+		return false;
+	rel = table_open(rte->relid, NoLock);
+	indexes = RelationGetIndexList(rel);
+	table_close(rel, NoLock);
+
+	foreach(lc, indexes)
+	{
+		HeapTuple	tup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(lfirst_oid(lc)));
+		Datum		exprs;
+		bool		isnull;
+		ListCell   *e;
+
+		if (!HeapTupleIsValid(tup))
+			continue;
+		exprs = SysCacheGetAttr(INDEXRELID, tup, Anum_pg_index_indexprs, &isnull);
+		if (!isnull && ((Form_pg_index) GETSTRUCT(tup))->indisvalid)
+		{
+			foreach(e, (List *) stringToNode(TextDatumGetCString(exprs)))
+			{
+				FuncExpr   *f = (FuncExpr *) lfirst(e);
+
+				if (IsA(f, FuncExpr) && f->funcid == cast_fn &&
+					list_length(f->args) == 1 && IsA(linitial(f->args), Var) &&
+					((Var *) linitial(f->args))->varattno == var->varattno)
+					found = true;
+			}
+		}
+		ReleaseSysCache(tup);
+		if (found)
+			break;
+	}
+	list_free(indexes);
+	return found;
+}
+
+/*
  * Support of every comparison above: SupportRequestSimplify of c op n gives
  * c::bigint op n (pg_catalog's operator of bigint and n's type), or
- * c::numeric op n, c::double precision op n for those; n op c likewise.  Same result in every case,
- * NULL for a tombstone and 22003 outside bigint included.  Names are looked
- * up in pg_catalog and the casts by type, never through search_path.
+ * c::numeric op n, c::double precision op n for those; n op c likewise.
+ * Same result in every case, NULL for a tombstone and 22003 outside bigint
+ * included.  Only where the column has an index on that cast, which then
+ * serves the comparison and whose statistics estimate it; elsewhere the
+ * operator stays, and its estimators read the column's own statistics (its
+ * histogram is in the counters' order, which is by value first).  Names are
+ * looked up in pg_catalog and the casts by type, never through search_path.
  */
 PG_FUNCTION_INFO_V1(counter_crdt_value_compare_support);
 Datum
@@ -184,7 +252,9 @@ counter_crdt_value_compare_support(PG_FUNCTION_ARGS)
 
 	if (find_coercion_pathway(value_type, exprType(counter), COERCION_EXPLICIT,
 							  &cast_fn) != COERCION_PATH_FUNC ||
-		!OidIsValid(cast_fn))
+		!OidIsValid(cast_fn) ||
+		!cc_value_index_exists(((SupportRequestSimplify *) rawreq)->root,
+							   counter, cast_fn))
 		PG_RETURN_POINTER(NULL);
 	value = (Node *) makeFuncExpr(cast_fn, value_type, list_make1(counter),
 								  InvalidOid, InvalidOid, COERCE_EXPLICIT_CAST);
