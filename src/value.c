@@ -321,19 +321,29 @@ counter_crdt_difference(PG_FUNCTION_ARGS)
  * cast of that bigint would say); to double precision rounded as
  * bigint::double precision rounds.
  */
+/* The value, if it lies in [min, max]; 22003 naming the type if not. */
+static bool
+cc_value_within(Datum d, int64 min, int64 max, const char *type, int64 *value)
+{
+	if (!cc_datum_value(d, value))
+		return false;
+	if (*value < min || *value > max)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("%s out of range", type),
+				 errdetail("The counter's value is " INT64_FORMAT ".", *value)));
+	return true;
+}
+
 PG_FUNCTION_INFO_V1(counter_crdt_to_int2);
 Datum
 counter_crdt_to_int2(PG_FUNCTION_ARGS)
 {
 	int64		value;
 
-	if (!cc_datum_value(PG_GETARG_DATUM(0), &value))
+	if (!cc_value_within(PG_GETARG_DATUM(0), PG_INT16_MIN, PG_INT16_MAX,
+						 "smallint", &value))
 		PG_RETURN_NULL();
-	if (value < PG_INT16_MIN || value > PG_INT16_MAX)
-		ereport(ERROR,
-				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-				 errmsg("smallint out of range"),
-				 errdetail("The counter's value is " INT64_FORMAT ".", value)));
 	PG_RETURN_INT16((int16) value);
 }
 
@@ -343,13 +353,9 @@ counter_crdt_to_int4(PG_FUNCTION_ARGS)
 {
 	int64		value;
 
-	if (!cc_datum_value(PG_GETARG_DATUM(0), &value))
+	if (!cc_value_within(PG_GETARG_DATUM(0), PG_INT32_MIN, PG_INT32_MAX,
+						 "integer", &value))
 		PG_RETURN_NULL();
-	if (value < PG_INT32_MIN || value > PG_INT32_MAX)
-		ereport(ERROR,
-				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-				 errmsg("integer out of range"),
-				 errdetail("The counter's value is " INT64_FORMAT ".", value)));
 	PG_RETURN_INT32((int32) value);
 }
 
