@@ -190,7 +190,11 @@ cc_check_covers_key(const Trigger *t, const Bitmapset *pkey)
 static char *
 cc_key_changed_qual(Relation rel)
 {
+#if PG_VERSION_NUM >= 180000
+	Oid			indexid = RelationGetPrimaryKeyIndex(rel, true);
+#else
 	Oid			indexid = RelationGetPrimaryKeyIndex(rel);
+#endif
 	Relation	index;
 	TupleDesc	desc = RelationGetDescr(rel);
 	StringInfoData qual;
