@@ -139,7 +139,9 @@ COMMENT ON FUNCTION @extschema@.counter_crdt_local_rows_only() IS
 -- triggers fire in name order: a trigger of the table's owner named after it
 -- could change the key unseen.  Since 1.6 counter_crdt_enable_replica_merge()
 -- also makes an AFTER UPDATE trigger of counter_crdt_local_guard() WHEN the
--- key differs, which sees the row as written.  Nothing here touches a user
+-- key differs, which sees the row as written, and on a partitioned table a key
+-- guard that fires for every UPDATE, so that the delete trigger refuses the
+-- row move such a trigger makes.  Nothing here touches a user
 -- table: tables set up before get it when the set-up runs on them again, and
 -- counter_crdt_health() reports them (key_change_by_trigger_not_refused).
 --

@@ -94,9 +94,17 @@ cc_health_guards(CcHealth *h, const CcExtension *ext, Relation rel,
 					  cc_enable_hint(object));
 	}
 	/* without the key guard, the row above says it: one call makes both */
-	else if (!bms_is_empty(info->pkey) &&
-			 (trg->key_check == NULL || !cc_fires_locally(trg->key_check) ||
-			  !cc_check_covers_key(trg->key_check, info->pkey)))
+	else if (!bms_is_empty(info->pkey) && !cc_guard_notes_moves(rel, trg->key_guard))
+		cc_health_row(h, "key_change_by_trigger_not_refused", object,
+					  psprintf("A move of a row of table %s to another partition by a BEFORE UPDATE trigger that changes the key "
+							   "is not refused on this server, when the UPDATE sets no key column (the key guard fires only for "
+							   "UPDATEs of the key columns; counter_crdt_enable_replica_merge() makes it fire for every UPDATE "
+							   "of a partitioned table since 1.6): the row's counters would become tombstones on every server.",
+							   object),
+					  cc_enable_hint(object));
+	if (key_refused && !bms_is_empty(info->pkey) &&
+		(trg->key_check == NULL || !cc_fires_locally(trg->key_check) ||
+		 !cc_check_covers_key(trg->key_check, info->pkey)))
 		cc_health_row(h, "key_change_by_trigger_not_refused", object,
 					  psprintf("A change of the primary key of table %s by a BEFORE UPDATE trigger that fires after the key guard "
 							   "is not refused on this server (the table lacks the AFTER UPDATE check of its key that "

@@ -17,21 +17,136 @@
  * a partitioned table the row would move by a delete) and TRUNCATE (this
  * server's shards would start again below the clocks the others hold).  It
  * checks the key twice: before the row changes, and after, on the row that
- * every BEFORE trigger of the table made.
+ * every BEFORE trigger of the table made; and on a partition the delete
+ * trigger refuses the delete by which PostgreSQL would move a row that a
+ * later BEFORE trigger gave another partition key (see CcRowMove).
  */
 #include "counter_crdt.h"
 #include "table_check.h"
 
 #include "access/htup_details.h"
+#include "access/xact.h"
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "storage/proc.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/rls.h"
+#include "utils/timestamp.h"
+
+/*
+ * The row moves that the key guard saw coming.  PostgreSQL moves a row to
+ * another partition by a DELETE on its partition, and tells the BEFORE
+ * DELETE trigger nothing of the UPDATE behind it; a BEFORE UPDATE trigger
+ * of the owner's that fires after the key guard may have changed the
+ * partition key.  So the key guard, which on a partition fires for every
+ * UPDATE, notes the row it passed, and the delete trigger refuses a delete
+ * of that very row as the move it is, where it would have made tombstones.
+ *
+ * A note matches only a delete of the same partition (relid), of the same
+ * row version (tid: the move deletes the version the update locked), in the
+ * same transaction (lxid: tids and statement times recur in others), the
+ * same subtransaction (subxact: an update rolled back to a savepoint moved
+ * nothing) and the same client statement (stmt: a DELETE in a later
+ * statement is a delete), at the same trigger depth.  The depth indexes the
+ * notes: a move's delete fires at the depth of its update's guard, and an
+ * UPDATE that a trigger runs in between (another row of the partition, say)
+ * notes at a deeper one, so the outer note stays.  A note is dropped when a
+ * delete consumes it or the next row at its depth replaces it.
+ *
+ * The one false refusal: an UPDATE of a row that a later BEFORE trigger
+ * skips (returns NULL), then a DELETE of that row at the same depth in the
+ * same statement and subtransaction (two statements of one function call):
+ * the delete is refused with an error and nothing changes.  Never a silent
+ * change.  The notes are this backend's alone; no other session, and no
+ * statement but the nested ones above, can see them.
+ */
+typedef struct CcRowMove
+{
+	Oid			relid;			/* InvalidOid: no note at this depth */
+	ItemPointerData tid;
+	LocalTransactionId lxid;
+	SubTransactionId subxact;
+	TimestampTz stmt;
+} CcRowMove;
+
+static CcRowMove *cc_moves = NULL;	/* indexed by trigger depth */
+static int	cc_moves_len = 0;
+
+static LocalTransactionId
+cc_current_lxid(void)
+{
+#if PG_VERSION_NUM >= 170000
+	return MyProc->vxid.lxid;
+#else
+	return MyProc->lxid;
+#endif
+}
+
+/* The depth of the trigger now running: 1 for a statement's own triggers. */
+static int
+cc_trigger_depth(void)
+{
+	LOCAL_FCINFO(fcinfo, 0);
+
+	InitFunctionCallInfoData(*fcinfo, NULL, 0, InvalidOid, NULL, NULL);
+	return DatumGetInt32(pg_trigger_depth(fcinfo));
+}
+
+/* The key guard passed this row of a partition: note it at its depth. */
+static void
+cc_note_row_move(Relation rel, HeapTuple oldtuple)
+{
+	int			depth = cc_trigger_depth();
+	CcRowMove  *m;
+
+	if (depth >= cc_moves_len)
+	{
+		int			len = Max(depth + 1, Max(cc_moves_len * 2, 8));
+
+		if (cc_moves == NULL)
+			cc_moves = MemoryContextAllocZero(TopMemoryContext, len * sizeof(CcRowMove));
+		else
+		{
+			cc_moves = repalloc(cc_moves, len * sizeof(CcRowMove));
+			memset(cc_moves + cc_moves_len, 0, (len - cc_moves_len) * sizeof(CcRowMove));
+		}
+		cc_moves_len = len;
+	}
+	m = &cc_moves[depth];
+	m->relid = RelationGetRelid(rel);
+	m->tid = oldtuple->t_self;
+	m->lxid = cc_current_lxid();
+	m->subxact = GetCurrentSubTransactionId();
+	m->stmt = GetCurrentStatementStartTimestamp();
+}
+
+/* Is this delete the move of the row that the key guard noted?  Consumes it. */
+static bool
+cc_is_row_move(Relation rel, HeapTuple oldtuple)
+{
+	int			depth = cc_trigger_depth();
+	CcRowMove  *m;
+	bool		match;
+
+	if (depth >= cc_moves_len)
+		return false;
+	m = &cc_moves[depth];
+	match = OidIsValid(m->relid) &&
+		m->relid == RelationGetRelid(rel) &&
+		ItemPointerEquals(&m->tid, &oldtuple->t_self) &&
+		m->lxid == cc_current_lxid() &&
+		m->subxact == GetCurrentSubTransactionId() &&
+		m->stmt == GetCurrentStatementStartTimestamp();
+	if (match)
+		m->relid = InvalidOid;
+	return match;
+}
 
 /*
  * BEFORE DELETE: every counter of the row becomes a tombstone, by an UPDATE
@@ -56,6 +171,14 @@ counter_crdt_delete_as_tombstone(PG_FUNCTION_ARGS)
 	cc_trigger_setup(fcinfo, "counter_crdt_delete_as_tombstone", true, &info);
 	rel = td->tg_relation;
 	desc = RelationGetDescr(rel);
+
+	if (rel->rd_rel->relispartition && cc_is_row_move(rel, td->tg_trigtuple))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot move a row of table \"%s\" to another partition: its counters are merged across servers",
+						RelationGetRelationName(rel)),
+				 errdetail("A BEFORE UPDATE trigger of the table changed the key after the key guard checked it, and PostgreSQL moves the row by a delete. A key names one counter on every server: the other servers could not apply the change, and their increments of the old key would be lost."),
+				 errhint("Let the table's BEFORE UPDATE triggers leave the key as it is. To move a count, add it to the new key's counter (c + n) and DELETE the old row, which becomes a tombstone.")));
 
 	initStringInfo(&sql);
 	appendStringInfo(&sql, "UPDATE ONLY %s SET ",
@@ -121,16 +244,18 @@ counter_crdt_delete_as_tombstone(PG_FUNCTION_ARGS)
 
 /*
  * counter_crdt_local_guard(): what a server must not do locally to a table
- * whose rows are merged across servers.  BEFORE UPDATE OF the key columns,
- * FOR EACH ROW: a change of the primary key is refused, before the row is
+ * whose rows are merged across servers.  BEFORE UPDATE OF the key columns
+ * (of any column on a partitioned table), FOR EACH ROW: a change of the primary key is refused, before the row is
  * changed or moved to another partition (a key names one counter on every
  * server; a replicated key change cannot be merged, and row movement would
  * delete the row).  AFTER UPDATE, FOR EACH ROW (WHEN the key differs): the
  * same check on the row as written, which a BEFORE trigger that fires after
- * the first guard may have changed.  BEFORE TRUNCATE, FOR EACH STATEMENT:
- * refused (it would drop this server's shards, whose clocks would then start
- * again below what the other servers hold).  All fire for local statements
- * only.
+ * the first guard may have changed; a row move, which fires no AFTER UPDATE
+ * trigger, is refused by the delete trigger on the note that the BEFORE
+ * guard leaves on a partition (it fires there for every UPDATE).  BEFORE
+ * TRUNCATE, FOR EACH STATEMENT: refused (it would drop this server's shards,
+ * whose clocks would then start again below what the other servers hold).
+ * All fire for local statements only.
  */
 PG_FUNCTION_INFO_V1(counter_crdt_local_guard);
 Datum
@@ -189,6 +314,8 @@ counter_crdt_local_guard(PG_FUNCTION_ARGS)
 					 errhint("Let the table's BEFORE UPDATE triggers leave the key as it is. To move a count, add it to the new key's counter (c + n) and DELETE the old row, which becomes a tombstone.") :
 					 errhint("To move a count, add it to the new key's counter (c + n) and DELETE the old row, which becomes a tombstone.")));
 	}
+	if (!after && rel->rd_rel->relispartition)
+		cc_note_row_move(rel, td->tg_trigtuple);
 	/* an AFTER trigger's result is ignored */
 	return PointerGetDatum(td->tg_newtuple);
 }

@@ -127,6 +127,18 @@ cc_find_triggers(Relation rel, const CcExtension *ext, CcTriggers *trg)
 	}
 }
 
+/*
+ * Does the key guard of a partitioned table fire for every UPDATE?  On a
+ * partition it notes each row it passes, so that the delete trigger knows
+ * the delete of a row move: an owner's BEFORE UPDATE trigger may change the
+ * partition key in an UPDATE that sets no key column (local_triggers.c).
+ */
+bool
+cc_guard_notes_moves(Relation rel, const Trigger *t)
+{
+	return rel->rd_rel->relkind != RELKIND_PARTITIONED_TABLE || t->tgnattr == 0;
+}
+
 /* Does the key guard fire for an UPDATE of every primary key column? */
 bool
 cc_guard_covers_key(const Trigger *t, const Bitmapset *pkey)
@@ -255,7 +267,8 @@ cc_truncate_guard_commands(Relation rel, const char *fn, const CcTriggers *trg,
 /*
  * The commands that give a table the guards of counter_crdt_local_guard()
  * (what is missing of them, or enabling them where they do not fire for local
- * statements): BEFORE UPDATE OF the primary key columns, FOR EACH ROW, and
+ * statements): BEFORE UPDATE OF the primary key columns (of any column on a
+ * partitioned table: cc_guard_notes_moves()), FOR EACH ROW, and
  * AFTER UPDATE FOR EACH ROW WHEN the key differs, both of which partitions
  * inherit (a clone disabled on a partition is enabled again); and BEFORE
  * TRUNCATE, on the table and on each of its partitions (TRUNCATE of a
@@ -272,16 +285,19 @@ cc_guard_commands(Relation rel, const CcExtension *ext, const CcTableInfo *info,
 												"counter_crdt_local_guard");
 	List	   *cmds = NIL;
 	bool		make_check;
+	bool		partitioned = (rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE);
 
-	if (trg->key_guard == NULL || !cc_guard_covers_key(trg->key_guard, info->pkey))
+	if (trg->key_guard == NULL || !cc_guard_covers_key(trg->key_guard, info->pkey) ||
+		!cc_guard_notes_moves(rel, trg->key_guard))
 	{
 		if (trg->key_guard != NULL)
 			cmds = lappend(cmds, psprintf("DROP TRIGGER %s ON %s",
 										  quote_identifier(trg->key_guard->tgname), relname));
 		cmds = lappend(cmds,
-					   psprintf("CREATE TRIGGER counter_crdt_key_guard BEFORE UPDATE OF %s ON %s"
+					   psprintf("CREATE TRIGGER counter_crdt_key_guard BEFORE UPDATE%s%s ON %s"
 								" FOR EACH ROW EXECUTE FUNCTION %s()",
-								cc_key_columns(rel, info->pkey), relname, fn));
+								partitioned ? "" : " OF ",
+								partitioned ? "" : cc_key_columns(rel, info->pkey), relname, fn));
 	}
 	else if (!cc_fires_locally(trg->key_guard))
 		cmds = lappend(cmds, psprintf("ALTER TABLE %s ENABLE TRIGGER %s", relname,
@@ -303,7 +319,7 @@ cc_guard_commands(Relation rel, const CcExtension *ext, const CcTableInfo *info,
 									  quote_identifier(trg->key_check->tgname)));
 
 	cmds = cc_truncate_guard_commands(rel, fn, trg, cmds);
-	if (rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)
+	if (partitioned)
 	{
 		List	   *parts = find_all_inheritors(RelationGetRelid(rel), ShareRowExclusiveLock, NULL);
 		ListCell   *lc;

@@ -35,6 +35,7 @@ extern void cc_extension(FunctionCallInfo fcinfo, CcExtension *ext);
 extern bool cc_fires_locally(const Trigger *t);
 extern void cc_find_triggers(Relation rel, const CcExtension *ext, CcTriggers *trg);
 extern bool cc_guard_covers_key(const Trigger *t, const Bitmapset *pkey);
+extern bool cc_guard_notes_moves(Relation rel, const Trigger *t);
 extern bool cc_check_covers_key(const Trigger *t, const Bitmapset *pkey);
 
 #endif							/* CC_OPERATIONS_H */
