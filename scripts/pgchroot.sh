@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 #
-# pgchroot.sh: Debian chroots with PostgreSQL 17 (trixie) and 18 (sid), to
-# build and test counter_crdt against versions the host does not have.
+# pgchroot.sh: Debian chroots with PostgreSQL 17 (trixie), 18 (sid) and 19
+# (sid, its packages from experimental), to build and test counter_crdt
+# against versions the host does not have.
 #
 # As a library (scripts/test.sh):
 #
 #   source scripts/pgchroot.sh
-#   pgchroot_suite 17                 -> trixie (18 -> sid; others: error)
+#   pgchroot_suite 17                 -> trixie (18, 19 -> sid; others: error)
+#   pgchroot_extra_suite 19           -> experimental (17, 18: nothing)
 #   pgchroot_dir 17                   -> /var/cache/counter_crdt/chroot-17
 #   pgchroot_ensure 17                create, update or reuse the chroot
 #   pgchroot_run 17 CMD...            run CMD inside, as root
@@ -24,7 +26,8 @@
 #               bash scripts/pgchroot.sh clean 17      (also: mount, umount,
 #               dir, suite, packages)
 #
-# Every function except pgchroot_suite and pgchroot_dir runs in a child bash
+# Every function except pgchroot_suite, pgchroot_extra_suite and pgchroot_dir
+# runs in a child bash
 # (this file, with set -euo pipefail), so it fails cleanly in a caller under
 # set -euo pipefail or inside `if`/`||` (where bash would ignore set -e), and
 # it never touches the caller's shell options or traps: the child installs
@@ -80,11 +83,20 @@ _PGCHROOT_SELF=$(readlink -f "${BASH_SOURCE[0]}")
 pgchroot_suite() {	# VER -> Debian suite
 	case "${1:-}" in
 	17) echo trixie ;;
-	18) echo sid ;;
+	18 | 19) echo sid ;;
 	*)
-		echo "pgchroot: no Debian suite for PostgreSQL '${1:-}' (17: trixie, 18: sid)" >&2
+		echo "pgchroot: no Debian suite for PostgreSQL '${1:-}' (17: trixie, 18 and 19: sid)" >&2
 		return 2
 		;;
+	esac
+}
+
+# VER -> a second suite whose PostgreSQL VER packages (and only those) apt
+# takes (pinned, _pgr_experimental), or nothing.
+pgchroot_extra_suite() {
+	pgchroot_suite "${1:-}" >/dev/null || return
+	case "$1" in
+	19) echo experimental ;;
 	esac
 }
 
@@ -120,10 +132,11 @@ _pgr_need_root() {
 	case ":$PATH:" in *:/usr/sbin:*) ;; *) PATH="$PATH:/usr/sbin:/sbin" ;; esac
 }
 
-# Sets VER, SUITE, DIR (canonical), PARENT, LOG.
+# Sets VER, SUITE, EXTRA_SUITE, DIR (canonical), PARENT, LOG.
 _pgr_setup() {
 	VER=${1:-}
 	SUITE=$(pgchroot_suite "$VER") || exit 2
+	EXTRA_SUITE=$(pgchroot_extra_suite "$VER")
 	DIR=$(pgchroot_dir "$VER")
 	PARENT=$(dirname "$DIR")
 	mkdir -p "$PARENT"
@@ -299,12 +312,19 @@ _pgr_release() {	# ID: unregister; the last one out stops and unmounts
 _pgr_packages() {	# VER -> the package list, one line, sorted
 	local v=$1 p=()
 	p+=("postgresql-$v" "postgresql-client-$v" "postgresql-server-dev-$v")
-	p+=("postgresql-$v-pglogical" postgresql-server-dev-all postgresql-all)
+	# Not for a version that only an extra suite has (19: experimental has
+	# no pglogical or wal2json for it, whose tests skip; postgresql-all and
+	# postgresql-server-dev-all, the Debian package's build dependencies,
+	# would bring sid's default PostgreSQL beside it, and scripts/test.sh
+	# builds no package there).
+	if [ -z "$(pgchroot_extra_suite "$v")" ]; then
+		p+=("postgresql-$v-pglogical" postgresql-server-dev-all postgresql-all)
+		# test/t/020_cdc.pl decodes changes with wal2json
+		p+=("postgresql-$v-wal2json")
+	fi
 	p+=(uuid-dev libssl-dev make gcc libc6-dev perl libipc-run-perl)
 	# test/t/010_scylla_migration.pl reads ScyllaDB's files with Python
 	p+=(python3)
-	# test/t/020_cdc.pl decodes changes with wal2json
-	p+=("postgresql-$v-wal2json")
 	p+=(build-essential dpkg-dev debhelper)
 	if [ "${COUNTER_CRDT_CHROOT_CLANG:-0}" = 1 ]; then
 		p+=(clang libclang-rt-dev)
@@ -375,6 +395,7 @@ _pgr_spec() {	# what the stamp records and compares
 	echo "format 1"
 	echo "version $VER"
 	echo "suite $SUITE"
+	[ -z "$EXTRA_SUITE" ] || echo "extra-suite $EXTRA_SUITE"
 	echo "packages $(_pgr_packages "$VER")"
 }
 
@@ -419,6 +440,7 @@ _pgr_configure() {
 		APT::Install-Suggests "false";
 		Dpkg::Options { "--force-confdef"; "--force-confold"; };
 	EOF
+	_pgr_experimental
 	# No documentation, man pages or translations.
 	cat >"$r/etc/dpkg/dpkg.cfg.d/99counter-crdt-chroot" <<-'EOF'
 		# counter_crdt chroot (scripts/pgchroot.sh)
@@ -427,6 +449,32 @@ _pgr_configure() {
 		path-exclude=/usr/share/info/*
 		path-exclude=/usr/share/locale/*
 		path-include=/usr/share/locale/locale.alias
+	EOF
+}
+
+# For a version that only EXTRA_SUITE has (19: experimental), that suite
+# in the sources and its PostgreSQL VER packages (and libpq, which they
+# need at their own version) pinned to 500, so that apt takes those from it
+# and everything else from SUITE (experimental is NotAutomatic: priority 1
+# unless pinned).
+_pgr_experimental() {
+	local r=$DIR
+	if [ -z "$EXTRA_SUITE" ]; then
+		rm -f "$r/etc/apt/sources.list.d/counter-crdt-extra.list" \
+			"$r/etc/apt/preferences.d/counter-crdt-extra"
+		return
+	fi
+	echo "deb $(_pgr_mirror) $EXTRA_SUITE main" >"$r/etc/apt/sources.list.d/counter-crdt-extra.list"
+	cat >"$r/etc/apt/preferences.d/counter-crdt-extra" <<-EOF
+		# counter_crdt chroot (scripts/pgchroot.sh): PostgreSQL $VER from $EXTRA_SUITE
+		Package: /^postgresql-(client-|server-dev-)?$VER(-.*)?\$/
+		Pin: release a=$EXTRA_SUITE
+		Pin-Priority: 500
+
+		# libpq of the same source: its client and -dev need that version
+		Package: libpq5 libpq-dev
+		Pin: release a=$EXTRA_SUITE
+		Pin-Priority: 500
 	EOF
 }
 
@@ -712,6 +760,7 @@ _pgr_main() {
 	[ $# -eq 0 ] || shift
 	case "$cmd" in
 	suite) pgchroot_suite "$@" ;;
+	extra-suite) pgchroot_extra_suite "$@" ;;
 	dir) pgchroot_dir "$@" ;;
 	packages)
 		pgchroot_suite "${1:-}" >/dev/null || exit 2
@@ -769,7 +818,7 @@ _pgr_main() {
 			usage: bash $0 ensure|mount|umount|clean|dir|suite|packages VER
 			       bash $0 stage VER PGVER DEST
 			       bash $0 run [--user U] [--cwd DIR] [--env K=V]... VER [--] CMD...
-			VER: 17 (Debian trixie) or 18 (Debian sid)
+			VER: 17 (Debian trixie), 18 (Debian sid) or 19 (sid, experimental)
 		EOF
 		exit 2
 		;;

@@ -16,9 +16,10 @@
 #    the system PostgreSQL 15, pg_regress against it, purged (as root)
 #
 # Steps 3, 4 and 6 depend on the PostgreSQL version, and run for each of
-# COUNTER_CRDT_PG_VERSIONS (default "15 17 18"): 15 here (Debian 12's), 17
-# and 18 each in a Debian chroot (trixie, sid) that scripts/pgchroot.sh makes
-# from minbase, caches under /var/cache/counter_crdt and reuses; there this
+# COUNTER_CRDT_PG_VERSIONS (default "15 17 18"; 19 too on request): 15 here
+# (Debian 12's), 17, 18 and 19 each in a Debian chroot (trixie, sid, sid with
+# 19rc1 from experimental) that scripts/pgchroot.sh makes from minbase,
+# caches under /var/cache/counter_crdt and reuses; there this
 # script runs again (COUNTER_CRDT_IN_CHROOT=VER) with the plain core tests
 # and those three steps.  The sanitizer, fuzz (no PostgreSQL header) and
 # META.json steps run once, here.
@@ -56,9 +57,9 @@ else
 fi
 for v in $PG_VERSIONS; do
 	case "$v" in
-	15 | 17 | 18) ;;
+	15 | 17 | 18 | 19) ;;
 	*)
-		echo "test: COUNTER_CRDT_PG_VERSIONS: $v is not one of 15, 17, 18" >&2
+		echo "test: COUNTER_CRDT_PG_VERSIONS: $v is not one of 15, 17, 18, 19" >&2
 		exit 2
 		;;
 	esac
@@ -381,6 +382,10 @@ pkg_restore() {
 
 if [ "$PG_HERE" -eq 0 ]; then
 	:
+elif ! grep -qx "$PG_MAJOR" "$ROOT/debian/pgversions"; then
+	# 19, a release candidate from experimental: not in debian/pgversions
+	# (nor in META.json's tested versions) until it is released.
+	note "package:     not run (PostgreSQL $PG_MAJOR is not in debian/pgversions)"
 elif [ "$SETUP_OK" -eq 1 ] && [ "$(id -u)" -ne 0 ]; then
 	note "package:     not run (installing a .deb needs root)"
 elif [ "$SETUP_OK" -eq 1 ]; then
@@ -484,7 +489,7 @@ elif [ "$SETUP_OK" -eq 1 ]; then
 		"package:" "$((kp + rp))" "$((kf + rf))" "$((kp + kf))" "$rp" "$rf" "$((SECONDS - pkg_t0))")"
 fi
 
-# --- 7. PostgreSQL 17 and 18, each in its chroot ----------------------------
+# --- 7. PostgreSQL 17, 18 (and 19), each in its chroot -----------------------
 # This script again, inside the chroot of scripts/pgchroot.sh, on a clean
 # copy of the tree: its summary lines join this one's.
 run_in_chroot() {	# version

@@ -120,6 +120,8 @@ CREATE TABLE toasted (k int PRIMARY KEY, c counter_crdt);
 ALTER TABLE toasted ALTER COLUMN c SET STORAGE EXTERNAL;
 CREATE TABLE compressed (k int PRIMARY KEY, c counter_crdt);
 ALTER TABLE compressed ALTER COLUMN c SET STORAGE EXTENDED;
+-- pglz, as before 19, which compresses with lz4 by default
+ALTER TABLE compressed ALTER COLUMN c SET COMPRESSION pglz;
 CREATE TEMP VIEW many AS
   SELECT format('{%s}', string_agg(format('00000000-0000-0000-0000-%s:%s:%s', lpad(to_hex(i), 12, '0'), i, i * 10 - 7), ', ')) AS t,
          sum(i * 10 - 7) AS total,

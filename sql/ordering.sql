@@ -138,8 +138,9 @@ INSERT INTO ord_w VALUES (107, '{00000000-0000-0000-0000-00000000000B:01:+5}');
 INSERT INTO ord_w VALUES (108, '{00000000-0000-0000-0000-00000000000b:1:6}');
 
 -- Many values, some stored out of line, sorted in a small work_mem (an
--- external sort), by an index, and by the model: one order.
-CREATE TABLE ord_many (k int, c counter_crdt);
+-- external sort), by an index, and by the model: one order.  (Compressed
+-- with pglz, as before 19, which compresses with lz4 by default.)
+CREATE TABLE ord_many (k int, c counter_crdt COMPRESSION pglz);
 INSERT INTO ord_many
 SELECT i, CASE WHEN i % 97 = 0 THEN 'tombstone'::counter_crdt
                ELSE ('{' || (SELECT string_agg(format('%s:%s:%s', md5((i % 7 + s)::text)::uuid, 1 + i % 3, (i * s) % 11 - 5), ', ')

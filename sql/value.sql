@@ -102,6 +102,7 @@ CREATE TABLE val_target (b bigint);
 INSERT INTO val_target SELECT c FROM val_t WHERE k = 3;
 INSERT INTO val_target VALUES ('{aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa:1:1}'::counter_crdt);
 UPDATE val_target SET b = (SELECT c FROM val_t WHERE k = 3);
+-- (19 gives the reason as a DETAIL: expected/value_1.out)
 SELECT 1::bigint + '{}'::counter_crdt;
 SELECT abs('{aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa:1:-3}'::counter_crdt);
 -- Explicitly it works.

@@ -21,6 +21,7 @@
 #include "counter_crdt.h"
 #include "value.h"
 
+#include "access/htup_details.h"
 #include "access/table.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_index.h"

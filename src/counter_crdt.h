@@ -28,7 +28,9 @@
 
 /*
  * A function that does not return: PostgreSQL 18 marks it before the
- * declaration (pg_noreturn), earlier versions after it.
+ * declaration (pg_noreturn), earlier versions after it.  Before all of it,
+ * storage class included: 19 built as C23 makes pg_noreturn [[noreturn]],
+ * an attribute that may only start a declaration.
  */
 #ifdef pg_noreturn
 #define CC_NORETURN pg_noreturn
@@ -93,8 +95,8 @@ extern void cc_check_count(size_t n);
 extern bool cc_datum_folded(Datum d, cc_folded *out);
 extern cc_folded cc_read_folded(const CcRead *r);
 extern struct varlena *cc_make_folded(const cc_folded *f);
-extern CC_NORETURN void cc_report(const cc_error *err, const char *input) CC_NORETURN_AFTER;
-extern CC_NORETURN void cc_corrupt(const cc_error *err) CC_NORETURN_AFTER;
+CC_NORETURN extern void cc_report(const cc_error *err, const char *input) CC_NORETURN_AFTER;
+CC_NORETURN extern void cc_corrupt(const cc_error *err) CC_NORETURN_AFTER;
 
 /*
  * A value's stored form, checked, as it lies: detoasted only when toasted

@@ -46,6 +46,16 @@
 
 #include "core/cc_ids.h"
 
+/*
+ * The origin of the changes this transaction applies: PostgreSQL 19 keeps
+ * it in replorigin_xact_state and renamed its type and invalid value.
+ */
+#if PG_VERSION_NUM >= 190000
+#define CC_INVALID_ORIGIN InvalidReplOriginId
+#else
+#define CC_INVALID_ORIGIN InvalidRepOriginId
+#endif
+
 #define CC_DROPPED_NATTS 7
 
 /*
@@ -99,12 +109,16 @@ cc_apply_origin(char **origin, NameData **subscription)
 	char	   *name = NULL;
 	size_t		digits;
 	Oid			subid;
+#if PG_VERSION_NUM >= 190000
+	ReplOriginId origin_id = replorigin_xact_state.origin;
+#else
+	RepOriginId origin_id = replorigin_session_origin;
+#endif
 
 	*origin = NULL;
 	*subscription = NULL;
-	if (replorigin_session_origin == InvalidRepOriginId ||
-		replorigin_session_origin == DoNotReplicateId ||
-		!replorigin_by_oid(replorigin_session_origin, true, &name))
+	if (origin_id == CC_INVALID_ORIGIN || origin_id == DoNotReplicateId ||
+		!replorigin_by_oid(origin_id, true, &name))
 		return;
 	*origin = name;
 	if (strncmp(name, "pg_", 3) != 0)

@@ -16,6 +16,7 @@
 #include "counter_crdt.h"
 #include "writer_ids.h"
 
+#include "access/htup_details.h"
 #include "catalog/pg_type.h"
 #include "funcapi.h"
 #include "miscadmin.h"

@@ -99,7 +99,7 @@ cc_hasher_new(cc_hash_kind kind, MemoryContext mcxt)
 
 #ifdef CC_HASH_OPENSSL
 
-static CC_NORETURN void
+CC_NORETURN static void
 cc_hash_failed(cc_hash_kind kind) CC_NORETURN_AFTER;
 
 static void
@@ -201,7 +201,7 @@ cc_hasher_free(cc_hasher *h)
 
 #elif PG_VERSION_NUM >= 140000
 
-static CC_NORETURN void
+CC_NORETURN static void
 cc_hash_failed(cc_hasher *h) CC_NORETURN_AFTER;
 
 static void

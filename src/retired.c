@@ -131,7 +131,11 @@ cc_retired_load(void)
 	 */
 	snap = RegisterSnapshot(IsInParallelMode() ? GetTransactionSnapshot()
 							: GetLatestSnapshot());
+#if PG_VERSION_NUM >= 190000
+	scan = table_beginscan(rel, snap, 0, NULL, SO_NONE);	/* 19: scan flags */
+#else
 	scan = table_beginscan(rel, snap, 0, NULL);
+#endif
 	while ((tup = heap_getnext(scan, ForwardScanDirection)) != NULL)
 	{
 		bool		isnull;

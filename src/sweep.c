@@ -52,6 +52,7 @@
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
+#include "utils/tuplestore.h"
 #include "utils/uuid.h"
 
 /* One counter column of a table with storage. */

@@ -7,6 +7,7 @@
 #include "counter_crdt.h"
 #include "value.h"
 
+#include "access/htup_details.h"
 #include "funcapi.h"
 #include "utils/numeric.h"
 #include "utils/uuid.h"

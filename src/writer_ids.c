@@ -9,6 +9,7 @@
 #include "writer_ids.h"
 #include "hashing.h"
 
+#include "access/htup_details.h"
 #include "access/xlog.h"
 #include "funcapi.h"
 #if PG_VERSION_NUM >= 150000

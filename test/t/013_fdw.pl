@@ -84,7 +84,11 @@ check_model('README blocks');
 # line of the real plan, in order.  The README shows PostgreSQL 15's plans;
 # since 17 EXPLAIN no longer names an InitPlan's output parameter
 # ("InitPlan 1 (returns $0)" is "InitPlan 1"): that part is left out of both.
-my $pg17 = $coord{c2}->safe_psql('app', 'SHOW server_version_num') >= 170000;
+# Since 19 an InitPlan is named "InitPlan expr_1", its output
+# "(InitPlan expr_1).col1".
+my $pgnum = $coord{c2}->safe_psql('app', 'SHOW server_version_num');
+my $pg17 = $pgnum >= 170000;
+my $pg19 = $pgnum >= 190000;
 foreach my $plan (qw(plan-plus plan-explicit plan-grouped plan-total))
 {
 	my $block = recipe("scaling-out/$plan");
@@ -96,6 +100,11 @@ foreach my $plan (qw(plan-plus plan-explicit plan-grouped plan-total))
 		s/^(\s*InitPlan \d+) \(returns \$\d+\)$/$1/ foreach @want;
 		# and refers to its output as "(InitPlan 1).col1", not "$0"
 		s/\$0\)/(InitPlan 1).col1)/ foreach @want;
+	}
+	if ($pg19)
+	{
+		s/^(\s*InitPlan) (\d+)$/$1 expr_$2/ foreach @want;
+		s/\(InitPlan (\d+)\)\.col1/(InitPlan expr_$1).col1/g foreach @want;
 	}
 	my $i = 0;
 	foreach my $line (@have)
@@ -110,7 +119,7 @@ foreach my $plan (qw(plan-plus plan-explicit plan-grouped plan-total))
 # locked row.
 my $explicit_plan = $coord{c1}->safe_psql('app', recipe('scaling-out/plan-explicit'));
 like($explicit_plan,
-	qr/Output: counter_crdt_increment\(page_views_\d+\.views, '1'::bigint, (?:\$0|\(InitPlan 1\)\.col1)\).*\n\s+Remote SQL: SELECT page, views, ctid FROM public\.page_views WHERE \(\(page = '\/home'\)\) FOR UPDATE/,
+	qr/Output: counter_crdt_increment\(page_views_\d+\.views, '1'::bigint, (?:\$0|\(InitPlan (?:expr_)?1\)\.col1)\).*\n\s+Remote SQL: SELECT page, views, ctid FROM public\.page_views WHERE \(\(page = '\/home'\)\) FOR UPDATE/,
 	'the explicit-writer increment is computed on the coordinator, on the locked row');
 unlike($explicit_plan, qr/Remote SQL: UPDATE [^\n]*counter_crdt_increment/,
 	'the explicit-writer increment is not sent to the shard');

@@ -24,7 +24,19 @@ use ReadmeRecipe;
 my $node = PostgreSQL::Test::Cluster->new('cdc');
 $node->init(allows_streaming => 'logical');
 $node->start;
-my $pg18 = $node->safe_psql('postgres', 'SHOW server_version_num') >= 180000;
+my $version = $node->safe_psql('postgres', 'SHOW server_version_num');
+my $pg18 = $version >= 180000;
+
+# wal2json, where Debian builds it: not yet for 19 (its release candidates
+# are in experimental, with no postgresql-19-wal2json), whose run skips the
+# wal2json checks.  Elsewhere a missing wal2json fails as before.
+my $wal2json_skip;
+if (!-e $node->config_data('--pkglibdir') . '/wal2json.so' && $version >= 190000)
+{
+	$wal2json_skip = 'wal2json is not built for PostgreSQL 19 yet '
+	  . '(Debian has no postgresql-19-wal2json)';
+	diag("skipping the wal2json checks: $wal2json_skip");
+}
 
 # The recipe's configuration, without the output_plugin_libraries line
 # where the server does not know the setting (as the page says).
@@ -161,15 +173,19 @@ sub run_writes
 				  . " FROM page_views WHERE page = '$page'"),
 			show($value) . ' ' . show($value), "$step: the table's total_views is the counter's value");
 
-		my @j = wal2json_changes($db);
-		is(scalar(@j), 1, "$step: wal2json gives one change");
-		my ($ja, $jp, $jraw, $jviews) = @{ $j[0] // [] };
-		is("$ja $jp", "$action $page", "$step: wal2json's action and key");
-		is($jraw, defined $value ? $value : 'null',
-			"$step: wal2json's total_views is the new value, a JSON number");
-		# one writer: its shard's value is the counter's
-		like($jviews, defined $value ? qr/^\{[0-9a-f-]{36}:[0-9]+:$value\}$/ : qr/^tombstone$/,
-			"$step: wal2json's views column is the text state, not a number");
+		SKIP:
+		{
+			skip $wal2json_skip, 4 if $wal2json_skip;
+			my @j = wal2json_changes($db);
+			is(scalar(@j), 1, "$step: wal2json gives one change");
+			my ($ja, $jp, $jraw, $jviews) = @{ $j[0] // [] };
+			is("$ja $jp", "$action $page", "$step: wal2json's action and key");
+			is($jraw, defined $value ? $value : 'null',
+				"$step: wal2json's total_views is the new value, a JSON number");
+			# one writer: its shard's value is the counter's
+			like($jviews, defined $value ? qr/^\{[0-9a-f-]{36}:[0-9]+:$value\}$/ : qr/^tombstone$/,
+				"$step: wal2json's views column is the text state, not a number");
+		}
 
 		my @g = pgoutput_changes($db, 'cdc_pgoutput', 'cdc');
 		is(scalar(@g), 1, "$step: pgoutput gives one change");
@@ -196,7 +212,7 @@ $node->safe_psql('gen', q{
 	CREATE TABLE page_views (page text PRIMARY KEY, views counter_crdt);
 });
 $node->safe_psql('gen', recipe('cdc/value-column'));
-$node->safe_psql('gen', recipe('cdc/wal2json'));
+$node->safe_psql('gen', recipe('cdc/wal2json')) unless $wal2json_skip;
 if ($pg18)
 {
 	$node->safe_psql('gen', recipe('cdc/publication-18'));
@@ -216,10 +232,8 @@ $node->safe_psql('gen', q{SELECT counter_crdt_enable_replica_merge('page_views')
 pass('a table with the generated value column can be replicated');
 
 # Slot names are the cluster's: the next database makes its own.
-$node->safe_psql('gen', q{
-	SELECT pg_drop_replication_slot('cdc_json');
-	SELECT pg_drop_replication_slot('cdc_pgoutput');
-});
+$node->safe_psql('gen', q{SELECT pg_drop_replication_slot('cdc_json')}) unless $wal2json_skip;
+$node->safe_psql('gen', q{SELECT pg_drop_replication_slot('cdc_pgoutput')});
 
 # --- trig: the column kept by a trigger ------------------------------------
 $node->safe_psql('postgres', 'CREATE DATABASE trig');
@@ -232,7 +246,7 @@ $node->safe_psql('trig', recipe('cdc/trigger-column'));
 is($node->safe_psql('trig', q{SELECT total_views FROM page_views WHERE page = 'old'}),
 	'2', 'the trigger recipe fills the column of rows written before it');
 $node->safe_psql('trig', recipe('cdc/publication'));
-$node->safe_psql('trig', recipe('cdc/wal2json'));
+$node->safe_psql('trig', recipe('cdc/wal2json')) unless $wal2json_skip;
 $node->safe_psql('trig', q{SELECT pg_create_logical_replication_slot('cdc_pgoutput', 'pgoutput')});
 run_writes('trig', 'column kept by a trigger', 1);
 
