@@ -16,7 +16,7 @@
 #    the system PostgreSQL 15, pg_regress against it, purged (as root)
 #
 # Steps 3, 4 and 6 depend on the PostgreSQL version, and run for each of
-# COUNTER_CRDT_PG_VERSIONS (default "15 17 18"; 19 too on request): 15 here
+# COUNTER_CRDT_PG_VERSIONS (default "15 17 18 19"): 15 here
 # (Debian 12's), 17, 18 and 19 each in a Debian chroot (trixie, sid, sid with
 # 19rc1 from experimental) that scripts/pgchroot.sh makes from minbase,
 # caches under /var/cache/counter_crdt and reuses; there this
@@ -52,7 +52,7 @@ if [ -n "$IN_CHROOT" ]; then
 	PG_MAJOR=$IN_CHROOT
 	export PG_CONFIG=/usr/lib/postgresql/$PG_MAJOR/bin/pg_config
 else
-	PG_VERSIONS=${COUNTER_CRDT_PG_VERSIONS:-15 17 18}
+	PG_VERSIONS=${COUNTER_CRDT_PG_VERSIONS:-15 17 18 19}
 	PG_MAJOR=15		# Debian 12's, on this machine
 fi
 for v in $PG_VERSIONS; do
