@@ -68,6 +68,25 @@ cc_find_shard(const unsigned char *s, size_t n, const uint8_t *id, size_t *pos)
 	return *pos < n && cc_id_eq(s + *pos * CC_SHARD_SIZE, id);
 }
 
+/*
+ * The shard of target t in sh, or a zero shard of t's when s has none;
+ * *pos is where t's shard is or goes.  True when s has it.
+ */
+static bool
+cc_target_shard(const cc_folded *s, const uint8_t *t, size_t *pos,
+				cc_shard *sh)
+{
+	if (cc_find_shard(s->shards, s->n, t, pos))
+	{
+		cc_load(s->shards, *pos, sh);
+		return true;
+	}
+	memcpy(sh->id, t, CC_ID_LEN);
+	sh->clock = 0;
+	sh->value = 0;
+	return false;
+}
+
 bool
 cc_fold_is_retired(const unsigned char *folds, size_t nf, const uint8_t *id)
 {
@@ -465,15 +484,7 @@ cc_fold_apply(const cc_folded *s, const uint8_t *a, const uint8_t *t,
 		delta = -absorbed_t;
 	}
 
-	t_there = cc_find_shard(s->shards, s->n, t, &tpos);
-	if (t_there)
-		cc_load(s->shards, tpos, &tsh);
-	else
-	{
-		memcpy(tsh.id, t, CC_ID_LEN);
-		tsh.clock = 0;
-		tsh.value = 0;
-	}
+	t_there = cc_target_shard(s, t, &tpos, &tsh);
 	if (tsh.clock == INT64_MAX)
 		return cc_fail(err, CC_ERR_OVERFLOW,
 					   "The target's clock would leave the bigint range.");
@@ -659,15 +670,7 @@ cc_fold_many(const cc_folded *s, const uint8_t *ids, size_t count,
 	for (j = 0; j < k; j++)
 		cc_fold_many_scan(s, t, slots, k, j, edges);
 
-	t_there = cc_find_shard(s->shards, s->n, t, &tpos);
-	if (t_there)
-		cc_load(s->shards, tpos, &tsh);
-	else
-	{
-		memcpy(tsh.id, t, CC_ID_LEN);
-		tsh.clock = 0;
-		tsh.value = 0;
-	}
+	t_there = cc_target_shard(s, t, &tpos, &tsh);
 
 	/* the folds in the order given, as cc_fold_apply() runs them */
 	for (size_t i = 0; i < count; i++)
