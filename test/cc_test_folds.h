@@ -4,10 +4,13 @@
  *	  external forms: a random canonical state, then folds of its writers
  *	  into others run by cc_fold_apply() itself, and now and then the merge
  *	  of a late copy in which a writer wrote again, so that every state is
- *	  one the core can reach.
+ *	  one the core can reach; and the start of the three-server worlds of
+ *	  core_fold.c and core_fold_many.c.
  */
 #ifndef CC_TEST_FOLDS_H
 #define CC_TEST_FOLDS_H
+
+#include <stdlib.h>
 
 #include "cc_fold.h"
 #include "cc_test_states.h"
@@ -158,6 +161,37 @@ cc_test_random_folded(uint64_t *rng, cc_test_folded *out)
 			return;
 		}
 	}
+}
+
+/*
+ * The start of a world of three servers, as core_fold.c and core_fold_many.c
+ * build them: one set of shards, a shard for each of the npool ids of pool
+ * (at most CC_TF_SHARDS) but about one in skip, its clock and value drawn by
+ * draw(), sorted into s; then a writer of pool for each server.  rng is the
+ * stream that draw() takes from too.
+ */
+static inline void
+cc_test_world_start(uint64_t *rng, const uint8_t *pool, int npool,
+					uint64_t skip, void (*draw) (cc_shard *sh),
+					unsigned char *s, size_t *n, int writer[3])
+{
+	cc_shard	sh[CC_TF_SHARDS];
+
+	if (npool > CC_TF_SHARDS)
+		abort();				/* a caller's mistake */
+	*n = 0;
+	for (int k = 0; k < npool; k++)
+		if (cc_test_splitmix(rng) % skip != 0)
+		{
+			memcpy(sh[*n].id, pool + k * CC_ID_LEN, CC_ID_LEN);
+			draw(&sh[*n]);
+			(*n)++;
+		}
+	cc_test_sort_by_id(sh, *n);
+	for (size_t i = 0; i < *n; i++)
+		cc_store(s, i, &sh[i]);
+	for (int i = 0; i < 3; i++)
+		writer[i] = (int) (cc_test_splitmix(rng) % (uint64_t) npool);
 }
 
 #endif							/* CC_TEST_FOLDS_H */

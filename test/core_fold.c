@@ -1615,6 +1615,14 @@ gcheck(const gstate *g)
 		cc_fold_check(&v, CC_ERR_BINARY, NULL) == CC_OK;
 }
 
+/* A starting shard's clock and value in gworld(). */
+static void
+gstart_shard(cc_shard *sh)
+{
+	sh->clock = 1 + (int64_t) (fr() % 3);
+	sh->value = (int64_t) (fr() % 21) - 10;
+}
+
 /*
  * A state that servers of GP writers can reach: three servers start from
  * one set of shards, then increment, fold any writer into their own (two
@@ -1629,23 +1637,10 @@ gworld(gstate *out)
 	int			writer[3];
 	int			steps = 4 + (int) (fr() % 24);
 
-	cc_shard	sh[GP];
-
 	memset(&srv[0], 0, sizeof(gstate));
-	for (int k = 0; k < GP; k++)
-		if (fr() % 3 != 0)
-		{
-			memcpy(sh[srv[0].n].id, gid[k], CC_ID_LEN);
-			sh[srv[0].n].clock = 1 + (int64_t) (fr() % 3);
-			sh[srv[0].n].value = (int64_t) (fr() % 21) - 10;
-			srv[0].n++;
-		}
-	cc_test_sort_by_id(sh, srv[0].n);
-	for (size_t i = 0; i < srv[0].n; i++)
-		cc_store(srv[0].s, i, &sh[i]);
+	cc_test_world_start(&frng, (const uint8_t *) gid, GP, 3,
+						gstart_shard, srv[0].s, &srv[0].n, writer);
 	srv[1] = srv[2] = srv[0];
-	for (int i = 0; i < 3; i++)
-		writer[i] = (int) (fr() % GP);
 	for (int t = 0; t < steps; t++)
 	{
 		int			i = (int) (fr() % 3),

@@ -610,6 +610,15 @@ mvalue(void)
 	return mr() % 8 == 0 ? edges[mr() % 8] : (int64_t) (mr() % 21) - 10;
 }
 
+/* A starting shard's clock and value in mworld(): bigint's edge now and then. */
+static void
+mstart_shard(cc_shard *sh)
+{
+	sh->clock = mr() % 16 == 0 ? INT64_MAX - (int64_t) (mr() % 3)
+		: 1 + (int64_t) (mr() % 3);
+	sh->value = mvalue();
+}
+
 /*
  * A state three servers reach from one set of shards: each increments its
  * writer, folds any writer into its own (two servers folding one writer
@@ -624,25 +633,12 @@ mworld(mstate *out)
 				next;
 	int			writer[3];
 	int			steps = 2 + (int) (mr() % 20);
-	cc_shard	sh[MP];
 
 	mpick_pool();
 	memset(&srv[0], 0, sizeof(mstate));
-	for (int k = 0; k < MP; k++)
-		if (mr() % 4 != 0)
-		{
-			memcpy(sh[srv[0].n].id, mpool[k], CC_ID_LEN);
-			sh[srv[0].n].clock = mr() % 16 == 0 ? INT64_MAX - (int64_t) (mr() % 3)
-				: 1 + (int64_t) (mr() % 3);
-			sh[srv[0].n].value = mvalue();
-			srv[0].n++;
-		}
-	cc_test_sort_by_id(sh, srv[0].n);
-	for (size_t i = 0; i < srv[0].n; i++)
-		cc_store(srv[0].s, i, &sh[i]);
+	cc_test_world_start(&mrng, (const uint8_t *) mpool, MP, 4,
+						mstart_shard, srv[0].s, &srv[0].n, writer);
 	srv[1] = srv[2] = srv[0];
-	for (int i = 0; i < 3; i++)
-		writer[i] = (int) (mr() % MP);
 	for (int step = 0; step < steps; step++)
 	{
 		int			i = (int) (mr() % 3),
