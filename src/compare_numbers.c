@@ -21,7 +21,7 @@
 #include "counter_crdt.h"
 #include "value.h"
 
-#include "access/htup_details.h"
+#include "access/genam.h"
 #include "access/table.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_index.h"
@@ -34,7 +34,6 @@
 #include "parser/parsetree.h"
 #include "utils/builtins.h"
 #include "utils/rel.h"
-#include "utils/syscache.h"
 #include "utils/float.h"
 #include "utils/fmgrprotos.h"
 #include "utils/lsyscache.h"
@@ -150,7 +149,9 @@ cc_is_number_type(Oid type)
 /*
  * Whether counter is a column of a table of the query being planned that has
  * a valid index with cast_fn(column), c::bigint say, among its keys.  The
- * table is locked already (the parser locked it); its index list is cached.
+ * table is locked already (the parser locked it); its index list and each
+ * index's expressions are read from the relcache, each index opened with the
+ * lock the planner takes on it too (get_relation_info() in plancat.c).
  */
 static bool
 cc_value_index_exists(PlannerInfo *root, Node *counter, Oid cast_fn)
@@ -175,17 +176,12 @@ cc_value_index_exists(PlannerInfo *root, Node *counter, Oid cast_fn)
 
 	foreach(lc, indexes)
 	{
-		HeapTuple	tup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(lfirst_oid(lc)));
-		Datum		exprs;
-		bool		isnull;
+		Relation	index = index_open(lfirst_oid(lc), rte->rellockmode);
 		ListCell   *e;
 
-		if (!HeapTupleIsValid(tup))
-			continue;
-		exprs = SysCacheGetAttr(INDEXRELID, tup, Anum_pg_index_indexprs, &isnull);
-		if (!isnull && ((Form_pg_index) GETSTRUCT(tup))->indisvalid)
+		if (index->rd_index->indisvalid)
 		{
-			foreach(e, (List *) stringToNode(TextDatumGetCString(exprs)))
+			foreach(e, RelationGetIndexExpressions(index))
 			{
 				FuncExpr   *f = (FuncExpr *) lfirst(e);
 
@@ -195,7 +191,7 @@ cc_value_index_exists(PlannerInfo *root, Node *counter, Oid cast_fn)
 					found = true;
 			}
 		}
-		ReleaseSysCache(tup);
+		index_close(index, NoLock);
 		if (found)
 			break;
 	}
