@@ -149,6 +149,31 @@ cc_is_row_move(Relation rel, HeapTuple oldtuple)
 }
 
 /*
+ * The errdetail and errhint of a refused change of key, shared by the key
+ * guard and the delete that would move a row: the detail says how the key
+ * changed (how, a sentence; NULL for a change the statement made itself)
+ * and what the other servers would lose; the hint, how to move a count
+ * instead, after asking, when by_trigger, that the table's BEFORE UPDATE
+ * triggers leave the key as it is.
+ */
+static int
+cc_errdetail_key_change(const char *how, bool by_trigger)
+{
+	const char *lost = "A key names one counter on every server: the other servers could not apply the change, and their increments of the old key would be lost.";
+	const char *move = "To move a count, add it to the new key's counter (c + n) and DELETE the old row, which becomes a tombstone.";
+
+	if (how)
+		errdetail("%s %s", how, lost);
+	else
+		errdetail("%s", lost);
+	if (by_trigger)
+		errhint("Let the table's BEFORE UPDATE triggers leave the key as it is. %s", move);
+	else
+		errhint("%s", move);
+	return 0;					/* return value does not matter */
+}
+
+/*
  * BEFORE DELETE: every counter of the row becomes a tombstone, by an UPDATE
  * of the row, and the delete itself is skipped.  A row whose counters are
  * all tombstones already is left as it is.
@@ -177,8 +202,8 @@ counter_crdt_delete_as_tombstone(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("cannot move a row of table \"%s\" to another partition: its counters are merged across servers",
 						RelationGetRelationName(rel)),
-				 errdetail("A BEFORE UPDATE trigger of the table changed the key after the key guard checked it, and PostgreSQL moves the row by a delete. A key names one counter on every server: the other servers could not apply the change, and their increments of the old key would be lost."),
-				 errhint("Let the table's BEFORE UPDATE triggers leave the key as it is. To move a count, add it to the new key's counter (c + n) and DELETE the old row, which becomes a tombstone.")));
+				 cc_errdetail_key_change("A BEFORE UPDATE trigger of the table changed the key after the key guard checked it, and PostgreSQL moves the row by a delete.",
+										 true)));
 
 	initStringInfo(&sql);
 	appendStringInfo(&sql, "UPDATE ONLY %s SET ",
@@ -307,12 +332,8 @@ counter_crdt_local_guard(PG_FUNCTION_ARGS)
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("cannot change key column \"%s\" of table \"%s\": its counters are merged across servers",
 							NameStr(att->attname), RelationGetRelationName(rel)),
-					 after ?
-					 errdetail("The row as written, after the table's BEFORE UPDATE triggers, has another key. A key names one counter on every server: the other servers could not apply the change, and their increments of the old key would be lost.") :
-					 errdetail("A key names one counter on every server: the other servers could not apply the change, and their increments of the old key would be lost."),
-					 after ?
-					 errhint("Let the table's BEFORE UPDATE triggers leave the key as it is. To move a count, add it to the new key's counter (c + n) and DELETE the old row, which becomes a tombstone.") :
-					 errhint("To move a count, add it to the new key's counter (c + n) and DELETE the old row, which becomes a tombstone.")));
+					 cc_errdetail_key_change(after ? "The row as written, after the table's BEFORE UPDATE triggers, has another key." : NULL,
+											 after)));
 	}
 	if (!after && rel->rd_rel->relispartition)
 		cc_note_row_move(rel, td->tg_trigtuple);
