@@ -25,6 +25,7 @@
 #               bash scripts/pgchroot.sh run [--user postgres] 17 -- CMD...
 #               bash scripts/pgchroot.sh clean 17      (also: mount, umount,
 #               dir, suite, packages)
+#               bash scripts/pgchroot.sh mirror        the host's Debian mirror
 #
 # Every function except pgchroot_suite, pgchroot_extra_suite and pgchroot_dir
 # runs in a child bash
@@ -762,6 +763,7 @@ _pgr_main() {
 	suite) pgchroot_suite "$@" ;;
 	extra-suite) pgchroot_extra_suite "$@" ;;
 	dir) pgchroot_dir "$@" ;;
+	mirror) _pgr_mirror ;;
 	packages)
 		pgchroot_suite "${1:-}" >/dev/null || exit 2
 		_pgr_packages "$1"
@@ -816,6 +818,7 @@ _pgr_main() {
 	*)
 		cat >&2 <<-EOF
 			usage: bash $0 ensure|mount|umount|clean|dir|suite|packages VER
+			       bash $0 mirror
 			       bash $0 stage VER PGVER DEST
 			       bash $0 run [--user U] [--cwd DIR] [--env K=V]... VER [--] CMD...
 			VER: 17 (Debian trixie), 18 (Debian sid) or 19 (sid, experimental)

@@ -45,6 +45,11 @@ PACKAGES+=(debootstrap)
 # npm only where no npm is there yet: NodeSource's nodejs brings its own and
 # conflicts with Debian's.
 PACKAGES+=(python3-psycopg libpostgresql-jdbc-java default-jdk-headless nodejs)
+# scripts/test.sh's builds 15-cassert and 15-valgrind: PostgreSQL 15 built
+# from Debian's source package (scripts/pgcassert.sh; the source tarball has
+# its parser files made, so no bison or flex; with OpenSSL and libxml, as
+# Debian's server), its server run under Valgrind.
+PACKAGES+=(valgrind libxml2-dev)
 command -v npm >/dev/null 2>&1 || PACKAGES+=(npm)
 
 installed()
@@ -59,12 +64,16 @@ if [ -n "${COUNTER_CRDT_IN_CHROOT:-}" ]; then
 	# JIT toolchain that this list would bring in.
 	PACKAGES=()
 	say "packages: those scripts/pgchroot.sh installed (PostgreSQL ${COUNTER_CRDT_IN_CHROOT})"
+elif [ -n "${COUNTER_CRDT_BUILD:-}" ]; then
+	# scripts/test.sh's run of the build of scripts/pgcassert.sh: the
+	# packages are the host's, which its first run installed.
+	PACKAGES=()
 fi
 for p in ${PACKAGES[@]+"${PACKAGES[@]}"}; do
 	installed "$p" || missing+=("$p")
 done
 
-if [ -n "${COUNTER_CRDT_IN_CHROOT:-}" ]; then
+if [ -n "${COUNTER_CRDT_IN_CHROOT:-}${COUNTER_CRDT_BUILD:-}" ]; then
 	:
 elif [ "${#missing[@]}" -eq 0 ]; then
 	say "packages present: ${PACKAGES[*]}"
