@@ -28,14 +28,24 @@ my $version = $node->safe_psql('postgres', 'SHOW server_version_num');
 my $pg18 = $version >= 180000;
 
 # wal2json, where Debian builds it: not yet for 19 (its release candidates
-# are in experimental, with no postgresql-19-wal2json), whose run skips the
-# wal2json checks.  Elsewhere a missing wal2json fails as before.
+# are in experimental, with no postgresql-19-wal2json), and not for the
+# assert-enabled server of scripts/pgcassert.sh (built from source, without
+# it): those runs skip the wal2json checks.  Elsewhere a missing wal2json
+# fails as before.
 my $wal2json_skip;
-if (!-e $node->config_data('--pkglibdir') . '/wal2json.so' && $version >= 190000)
+if (!-e $node->config_data('--pkglibdir') . '/wal2json.so')
 {
-	$wal2json_skip = 'wal2json is not built for PostgreSQL 19 yet '
-	  . '(Debian has no postgresql-19-wal2json)';
-	diag("skipping the wal2json checks: $wal2json_skip");
+	if ($version >= 190000)
+	{
+		$wal2json_skip = 'wal2json is not built for PostgreSQL 19 yet '
+		  . '(Debian has no postgresql-19-wal2json)';
+	}
+	elsif ($node->config_data('--configure') =~ /'--enable-cassert'/)
+	{
+		$wal2json_skip = 'wal2json is not built for the assert-enabled server '
+		  . 'of scripts/pgcassert.sh';
+	}
+	diag("skipping the wal2json checks: $wal2json_skip") if $wal2json_skip;
 }
 
 # The recipe's configuration, without the output_plugin_libraries line
