@@ -91,6 +91,11 @@ endif
 		PG_REGRESS='$(top_builddir)/src/test/regress/pg_regress' \
 		$(PROVE) $(PG_PROVE_FLAGS) $(PROVE_FLAGS) $(if $(PROVE_TESTS),$(PROVE_TESTS),t/*.pl)
 
+# The pg_regress tests' names (scripts/test.sh counts them).
+.PHONY: print-regress
+print-regress:
+	@echo $(REGRESS)
+
 # The core unit tests need no server: plain C, built with the same compiler.
 CORE_TEST_CFLAGS ?= -O2 -g -Wall -Wextra -std=c99
 CORE_TEST_SRCS = $(wildcard test/core_*.c)

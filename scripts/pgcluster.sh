@@ -34,6 +34,9 @@
 # (runuser); as any other user they run as that user.  Set PGC_KEEP=1 to keep
 # the temp dirs (logs) after exit.  Server binaries come from
 # "$(pg_config --bindir)", with pg_config found by pgc_pg_config.
+# PGC_POSTGRES names a program pg_start runs instead of that postgres
+# (pg_ctl -p: a wrapper that runs it under Valgrind), PGC_START_TIMEOUT
+# how long pg_ctl waits for it (default 120 s).
 
 PGC_PORT_START=${PGC_PORT_START:-54321}
 PGC_OS_USER=${PGC_OS_USER:-postgres}
@@ -262,8 +265,11 @@ pg_start()
 	local o
 	o="-p $port -k $(_pgc_shquote "$dir") -c listen_addresses='' -c fsync=off"
 	o+="$opts"
+	# PGC_POSTGRES: a program to start instead of bindir's postgres (pg_ctl
+	# -p), such as a script that runs it under Valgrind.
 	if ! _pgc_as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" \
-		-w -t 120 -o "$o" start >"$dir/pg_ctl.log" 2>&1; then
+		${PGC_POSTGRES:+-p "$PGC_POSTGRES"} \
+		-w -t "${PGC_START_TIMEOUT:-120}" -o "$o" start >"$dir/pg_ctl.log" 2>&1; then
 		_pgc_log "server did not start; pg_ctl said:"
 		cat "$dir/pg_ctl.log" >&2
 		_pgc_log "server log:"

@@ -14,6 +14,13 @@
 # 5. META.json against the tree (test/meta_check.pl)
 # 6. the Debian package: built from a clean copy, installed with apt-get onto
 #    the system PostgreSQL 15, pg_regress against it, purged (as root)
+# 7. the builds 15-cassert and 15-valgrind: PostgreSQL 15 from Debian's
+#    source with assertions (scripts/pgcassert.sh, built once, cached);
+#    this script again on a clean copy (COUNTER_CRDT_BUILD=cassert:
+#    pg_regress and TAP; =valgrind: pg_regress with the server under
+#    Valgrind's memcheck, then test/valgrind_report.pl).
+#    COUNTER_CRDT_BUILDS (default "cassert valgrind") picks them.
+# 8. PostgreSQL 17, 18 and 19, each in its chroot (below)
 #
 # Steps 3, 4 and 6 depend on the PostgreSQL version, and run for each of
 # COUNTER_CRDT_PG_VERSIONS (default "15 17 18 19"): 15 here
@@ -27,7 +34,9 @@
 #   COUNTER_CRDT_PG_VERSIONS=17 bash scripts/test.sh    # one version, quicker
 #
 # Ends with one line "N passed, N failed" (all suites together), after a
-# line naming the versions that ran, and exits non-zero if anything failed.  A step that breaks without reporting counts
+# line naming the versions that ran and one giving each build's counts
+# ("builds: 15: N passed, N failed; 15-cassert: ...; 17: ..."), and exits
+# non-zero if anything failed.  A step that breaks without reporting counts
 # (setup, a cluster that does not start, a test binary that crashes) counts
 # as one failure.
 #
@@ -42,12 +51,26 @@ PASSED=0
 FAILED=0
 REPORT=()		# one line per suite, printed before the summary
 
-# Which PostgreSQL versions, and whether this run is one of them in its chroot.
+# Which PostgreSQL versions, and whether this run is one of them in its chroot,
+# or one of the two builds of scripts/pgcassert.sh's PostgreSQL 15 (step 7).
 IN_CHROOT=${COUNTER_CRDT_IN_CHROOT:-}
+BUILD=${COUNTER_CRDT_BUILD:-}
 # Every build of this run treats warnings as errors (Makefile: COPT and
 # CORE_WERROR); users' own builds do not.
 export COUNTER_CRDT_WERROR=${COUNTER_CRDT_WERROR:-1}
-if [ -n "$IN_CHROOT" ]; then
+if [ -n "$BUILD" ]; then
+	case "$BUILD" in
+	cassert | valgrind) ;;
+	*)
+		echo "test: COUNTER_CRDT_BUILD: $BUILD is not cassert or valgrind" >&2
+		exit 2
+		;;
+	esac
+	[ -n "${PG_CONFIG:-}" ] || { echo "test: COUNTER_CRDT_BUILD needs PG_CONFIG" >&2; exit 2; }
+	export PG_CONFIG
+	PG_VERSIONS=15
+	PG_MAJOR=15
+elif [ -n "$IN_CHROOT" ]; then
 	PG_VERSIONS=$IN_CHROOT
 	PG_MAJOR=$IN_CHROOT
 	export PG_CONFIG=/usr/lib/postgresql/$PG_MAJOR/bin/pg_config
@@ -66,6 +89,8 @@ for v in $PG_VERSIONS; do
 done
 PG_HERE=0		# 1: steps 3, 4 and 6 run on this machine's PostgreSQL
 case " $PG_VERSIONS " in *" $PG_MAJOR "*) PG_HERE=1 ;; esac
+TOP=0			# 1: the run that runs the others (not a chroot's, not a build's)
+[ -n "$IN_CHROOT$BUILD" ] || TOP=1
 
 step() { echo; echo "=== $* ==="; }
 note() { REPORT+=("$1"); }
@@ -120,13 +145,15 @@ run_core() {	# make target, label
 	FAILED=$((FAILED + cf))
 	note "$(printf '%-12s %s passed, %s failed' "$2:" "$cp" "$cf")"
 }
-run_core core-test "core tests"
-if [ -z "$IN_CHROOT" ]; then
+if [ -z "$BUILD" ]; then
+	run_core core-test "core tests"
+fi
+if [ "$TOP" -eq 1 ]; then
 	run_core core-test-sanitize "core ASan"
 fi
 
 # --- 2b. a bounded libFuzzer run of every harness (about a minute) --------
-if [ -z "$IN_CHROOT" ]; then
+if [ "$TOP" -eq 1 ]; then
 step "fuzzing (make fuzz-short)"
 rc=0
 make -C "$ROOT" --no-print-directory PG_CONFIG="$PG_CONFIG" fuzz-short 2>&1 |
@@ -169,9 +196,34 @@ regress_counts() {	# log
 	fi
 }
 
+# The 15-valgrind build: the server (every process it forks) runs under
+# Valgrind's memcheck with PostgreSQL's own suppressions, one log a process
+# in VG_LOGS; test/valgrind_report.pl reads them once the server stopped.
+# Without --track-origins (twice as slow): COUNTER_CRDT_VALGRIND_OPTS adds
+# options, such as --track-origins=yes to find where an uninitialised value
+# came from.  Small shared buffers: memcheck scans them at each exit.
+START_OPTS=()
+if [ "$BUILD" = valgrind ]; then
+	pgc_mktemp
+	VG_DIR=$PGC_TMP
+	VG_LOGS=$VG_DIR/logs
+	mkdir "$VG_LOGS"
+	cat >"$VG_DIR/postgres" <<-EOF
+		#!/bin/sh
+		exec valgrind --error-limit=no --num-callers=40 --read-var-info=no \
+			--leak-check=full --show-leak-kinds=definite ${COUNTER_CRDT_VALGRIND_OPTS:-} \
+			--suppressions="$("$PG_CONFIG" --sharedir)/valgrind.supp" \
+			--log-file="$VG_LOGS/%p.log" "$("$PG_CONFIG" --bindir)/postgres" "\$@"
+	EOF
+	chmod 755 "$VG_DIR" "$VG_DIR/postgres"
+	[ "$(id -u)" -ne 0 ] || chown postgres: "$VG_LOGS"
+	export PGC_POSTGRES=$VG_DIR/postgres PGC_START_TIMEOUT=600
+	START_OPTS=(shared_buffers=16MB)
+fi
+
 if [ "$SETUP_OK" -eq 1 ] && [ "$PG_HERE" -eq 1 ]; then
-	step "regression tests (make installcheck, PostgreSQL $PG_MAJOR)"
-	if pg_start "" ""; then
+	step "regression tests (make installcheck, PostgreSQL $PG_MAJOR${BUILD:+, build $BUILD})"
+	if pg_start "" "" ${START_OPTS[@]+"${START_OPTS[@]}"}; then
 		rc=0
 		PGHOST=$PGC_HOST PGPORT=$PGC_PORT PGUSER=postgres PGDATABASE=postgres \
 			make -C "$ROOT" --no-print-directory PG_CONFIG="$PG_CONFIG" installcheck 2>&1 |
@@ -189,7 +241,35 @@ if [ "$SETUP_OK" -eq 1 ] && [ "$PG_HERE" -eq 1 ]; then
 		PASSED=$((PASSED + rp))
 		FAILED=$((FAILED + rf))
 		note "regression:  $rp passed, $rf failed"
-
+	fi
+	if [ -n "$BUILD" ] && [ -n "${PGC_DIR:-}" ]; then
+		pg_stop "$PGC_DIR" || true
+	fi
+	if [ "$BUILD" = valgrind ] && [ -n "${PGC_DIR:-}" ]; then
+		step "Valgrind memcheck of that run (perl test/valgrind_report.pl)"
+		rc=0
+		nregress=$(make -C "$ROOT" -s --no-print-directory PG_CONFIG="$PG_CONFIG" print-regress | wc -w)
+		perl "$ROOT/test/valgrind_report.pl" "$VG_LOGS" "$ROOT/counter_crdt.so" "$nregress" 2>&1 |
+			tee "$WORK/valgrind.log" || rc=$?
+		line=$(sed -nE 's/^valgrind: ([0-9]+) passed, ([0-9]+) failed$/\1 \2/p' "$WORK/valgrind.log")
+		vp=0 vf=0
+		[ -z "$line" ] || read -r vp vf <<<"$line"
+		if [ "$rc" -ne 0 ] && [ "$vf" -eq 0 ]; then vf=1; fi
+		# The report itself must see what it is for: on the planted logs of
+		# test/valgrind_selftest/ (one error and one lost block of ours, one
+		# of each of PostgreSQL's own) exactly its last two checks fail.
+		if perl "$ROOT/test/valgrind_report.pl" "$ROOT/test/valgrind_selftest" "$ROOT/counter_crdt.so" 1 |
+			tail -n 2 | tr '\n' ' ' | grep -qx 'valgrind: 2 records of PostgreSQL.s own code valgrind: 1 passed, 2 failed '; then
+			vp=$((vp + 1)); echo "valgrind: ok - the report finds the planted error and lost block of test/valgrind_selftest"
+		else
+			vf=$((vf + 1)); echo "valgrind: FAILED - the report does not find the planted error and lost block of test/valgrind_selftest"
+		fi
+		PASSED=$((PASSED + vp))
+		FAILED=$((FAILED + vf))
+		note "$(printf '%-12s %s passed, %s failed (%s)' "valgrind:" "$vp" "$vf" \
+			"$(sed -nE 's/^valgrind: ([0-9]+ records of PostgreSQL.s own code)$/\1/p' "$WORK/valgrind.log")")"
+	fi
+	if [ -z "$BUILD" ] && [ -n "${PGC_DIR:-}" ]; then
 		# The hashing tests again, built with PostgreSQL's own hashing
 		# (CC_HASH_PG_COMMON=1): the path of a PostgreSQL built without
 		# OpenSSL (src/hashing.c), which this machine's build never takes.
@@ -228,7 +308,8 @@ if [ "$SETUP_OK" -eq 1 ] && [ "$PG_HERE" -eq 1 ]; then
 		PASSED=$((PASSED + rp))
 		FAILED=$((FAILED + rf))
 		note "regression, PostgreSQL's own hashing: $rp passed, $rf failed"
-	else
+	fi
+	if [ -z "${PGC_DIR:-}" ]; then
 		FAILED=$((FAILED + 1))
 		note "regression:  FAILED (the test cluster did not start)"
 	fi
@@ -251,7 +332,8 @@ if [ -n "$OLD_INSTALL" ]; then
 	tap_files+=("$ROOT"/test/mixed/*.pl)
 fi
 shopt -u nullglob
-if [ "${#tap_files[@]}" -gt 0 ] && [ "$SETUP_OK" -eq 1 ] && [ "$PG_HERE" -eq 1 ]; then
+if [ "${#tap_files[@]}" -gt 0 ] && [ "$SETUP_OK" -eq 1 ] && [ "$PG_HERE" -eq 1 ] &&
+	[ "$BUILD" != valgrind ]; then
 	step "TAP tests (prove test/t/*.pl${OLD_INSTALL:+ test/mixed/*.pl})"
 	# --pgxs is .../lib/pgxs/src/makefiles/pgxs.mk; PGXS_DIR is .../lib/pgxs
 	PGXS_DIR=$(cd "$(dirname "$("$PG_CONFIG" --pgxs)")/../.." && pwd)
@@ -324,7 +406,7 @@ if [ "${#tap_files[@]}" -gt 0 ] && [ "$SETUP_OK" -eq 1 ] && [ "$PG_HERE" -eq 1 ]
 fi
 
 # --- 5. PGXN metadata (META.json) -----------------------------------------
-if [ -z "$IN_CHROOT" ]; then
+if [ "$TOP" -eq 1 ]; then
 step "PGXN metadata (perl test/meta_check.pl)"
 rc=0
 perl "$ROOT/test/meta_check.pl" "$ROOT" 2>&1 | tee "$WORK/meta.log" || rc=$?
@@ -380,7 +462,7 @@ pkg_restore() {
 	fi
 }
 
-if [ "$PG_HERE" -eq 0 ]; then
+if [ "$PG_HERE" -eq 0 ] || [ -n "$BUILD" ]; then
 	:
 elif ! grep -qx "$PG_MAJOR" "$ROOT/debian/pgversions"; then
 	# 19, a release candidate from experimental: not in debian/pgversions
@@ -489,7 +571,89 @@ elif [ "$SETUP_OK" -eq 1 ]; then
 		"package:" "$((kp + rp))" "$((kf + rf))" "$((kp + kf))" "$rp" "$rf" "$((SECONDS - pkg_t0))")"
 fi
 
-# --- 7. PostgreSQL 17, 18 (and 19), each in its chroot -----------------------
+# --- 7. PostgreSQL 15 with assertions, and under Valgrind ------------------
+# scripts/pgcassert.sh builds (once; cached) PostgreSQL 15 from Debian's
+# source with --enable-cassert and -DUSE_VALGRIND; this script runs again on a
+# clean copy of the tree with COUNTER_CRDT_BUILD=cassert (pg_regress and the
+# TAP tests against that server) and =valgrind (pg_regress against it run
+# under Valgrind's memcheck, then test/valgrind_report.pl).  Its summary
+# lines join this one's, as a chroot's do.
+BUILDS=()		# "name: N passed, N failed", one per build, for the summary
+BUILD_PGC=""		# the pg_config of scripts/pgcassert.sh's server
+declare -A BUILD_PID BUILD_T0 BUILD_DIR
+# Starts this script on a clean copy of the tree for build B, in the
+# background, its output to $WORK/build-B.log.
+build_start() {	# cassert | valgrind
+	local b=$1 dir
+	pgc_mktemp
+	dir=$PGC_TMP
+	BUILD_DIR[$b]=$dir BUILD_T0[$b]=$SECONDS BUILD_PID[$b]=""
+	copy_tree "$dir" "$BUILD_PGC" || return 0
+	(cd "$dir" && exec env COUNTER_CRDT_BUILD="$b" PG_CONFIG="$BUILD_PGC" bash scripts/test.sh </dev/null) \
+		>"$WORK/build-$b.log" 2>&1 &
+	BUILD_PID[$b]=$!
+	pgc_at_exit "kill ${BUILD_PID[$b]} 2>/dev/null || true"
+}
+# Waits for build B, shows its output and adds its counts and summary lines.
+build_collect() {	# cassert | valgrind
+	local b=$1 rc=0 line cp=0 cf=0
+	step "PostgreSQL 15, build $b (assertions$([ "$b" = valgrind ] && echo ", server under Valgrind"))"
+	if [ -n "${BUILD_PID[$b]}" ]; then
+		wait "${BUILD_PID[$b]}" || rc=$?
+		cat "$WORK/build-$b.log"
+	else
+		rc=1
+		echo "could not copy the tree for build $b"
+	fi
+	line=$(sed -nE 's/^([0-9]+) passed, ([0-9]+) failed$/\1 \2/p' "$WORK/build-$b.log" 2>/dev/null | tail -n 1)
+	if [ -n "$line" ]; then
+		read -r cp cf <<<"$line"
+	fi
+	if [ "$rc" -ne 0 ] && [ "$cf" -eq 0 ]; then
+		cf=1
+	fi
+	PASSED=$((PASSED + cp))
+	FAILED=$((FAILED + cf))
+	BUILDS+=("15-$b: $cp passed, $cf failed")
+	note "PostgreSQL 15-$b ($("$BUILD_PGC" --version), --enable-cassert -DUSE_VALGRIND$([ "$b" = valgrind ] && echo ", under Valgrind"), $((SECONDS - BUILD_T0[$b])) s):"
+	while IFS= read -r line; do
+		note "  $line"
+	done < <(sed -n '/^=== summary ===$/,$p' "$WORK/build-$b.log" |
+		sed -e '1d' -e '$d' | grep -vE '^(versions|builds):' || true)
+	rm -rf --one-file-system "${BUILD_DIR[$b]}"
+}
+
+# 15-cassert here; 15-valgrind, which keeps one core busy for a long while,
+# beside the chroots' suites of step 8 (so under load, which they must bear).
+RUN_BUILDS=${COUNTER_CRDT_BUILDS-cassert valgrind}
+BG_BUILD=""
+if [ "$TOP" -eq 1 ] && [ "$PG_HERE" -eq 1 ]; then
+	BUILDS+=("$PG_MAJOR: $PASSED passed, $FAILED failed")
+	if [ -z "$RUN_BUILDS" ]; then
+		:
+	elif [ "$SETUP_OK" -ne 1 ] || [ "$(id -u)" -ne 0 ]; then
+		FAILED=$((FAILED + 1))
+		BUILDS+=("15-cassert: 0 passed, 1 failed")
+		note "PostgreSQL 15-cassert: FAILED (not run: $([ "$SETUP_OK" -eq 1 ] && echo 'building it needs root' || echo 'setup failed'))"
+	else
+		step "PostgreSQL 15 with assertions (bash scripts/pgcassert.sh ensure)"
+		if ! BUILD_PGC=$(bash "$ROOT/scripts/pgcassert.sh" ensure); then
+			FAILED=$((FAILED + 1))
+			BUILDS+=("15-cassert: 0 passed, 1 failed")
+			note "PostgreSQL 15-cassert: FAILED (scripts/pgcassert.sh could not build it; see above)"
+		else
+			for b in $RUN_BUILDS; do
+				case "$b" in
+				cassert) build_start cassert; build_collect cassert ;;
+				valgrind) build_start valgrind; BG_BUILD=valgrind ;;
+				*) FAILED=$((FAILED + 1)); note "COUNTER_CRDT_BUILDS: no build '$b' (cassert, valgrind)" ;;
+				esac
+			done
+		fi
+	fi
+fi
+
+# --- 8. PostgreSQL 17, 18 (and 19), each in its chroot -----------------------
 # This script again, inside the chroot of scripts/pgchroot.sh, on a clean
 # copy of the tree: its summary lines join this one's.
 run_in_chroot() {	# version
@@ -498,6 +662,7 @@ run_in_chroot() {	# version
 	if ! pgchroot_ensure "$ver" 2>&1 | tee "$WORK/chroot-$ver.log"; then
 		FAILED=$((FAILED + 1))
 		note "PostgreSQL $ver: FAILED (its chroot could not be made; see above)"
+		BUILDS+=("$ver: 0 passed, 1 failed")
 		return
 	fi
 	dir=$(pgchroot_dir "$ver")
@@ -530,6 +695,7 @@ run_in_chroot() {	# version
 	fi
 	PASSED=$((PASSED + cp))
 	FAILED=$((FAILED + cf))
+	BUILDS+=("$ver: $cp passed, $cf failed")
 	# its per-suite lines, under a heading
 	note "PostgreSQL $ver (Debian $(pgchroot_suite "$ver") chroot, $((SECONDS - t0)) s):"
 	while IFS= read -r line; do
@@ -539,7 +705,7 @@ run_in_chroot() {	# version
 	rm -rf --one-file-system "$dir/build"
 }
 
-if [ -z "$IN_CHROOT" ]; then
+if [ "$TOP" -eq 1 ]; then
 	for v in $PG_VERSIONS; do
 		[ "$v" = "$PG_MAJOR" ] && continue
 		if [ "$(id -u)" -ne 0 ]; then
@@ -552,16 +718,22 @@ if [ -z "$IN_CHROOT" ]; then
 		run_in_chroot "$v"
 	done
 fi
+if [ -n "$BG_BUILD" ]; then
+	build_collect "$BG_BUILD"
+fi
 
 # --- summary -------------------------------------------------------------
 step "summary"
-if [ -z "$IN_CHROOT" ]; then
+if [ "$TOP" -eq 1 ]; then
 	REPORT=("here (Debian $(cat /etc/debian_version 2>/dev/null || echo '?')$( [ "$PG_HERE" -eq 0 ] || echo ", PostgreSQL $PG_MAJOR")):" "${REPORT[@]}")
 fi
 for r in "${REPORT[@]}"; do
 	echo "$r"
 done
 echo "versions: PostgreSQL ${PG_VERSIONS// /, }"
+if [ "$TOP" -eq 1 ]; then
+	echo "builds: $(IFS=';'; echo "${BUILDS[*]-}" | sed 's/;/; /g')"
+fi
 echo "$PASSED passed, $FAILED failed"
 if [ "$FAILED" -ne 0 ] || [ "$PASSED" -eq 0 ]; then
 	exit 1
