@@ -498,7 +498,13 @@ cc_health_pglogical_subscriptions(CcHealth *h)
 	Oid			local;
 	HeapTuple	row;
 
-	if (!OidIsValid(ext) || !OidIsValid(nsp))
+	/* the schema first: looking a function up in it requires USAGE */
+	if (!OidIsValid(ext) || !OidIsValid(nsp) ||
+#if PG_VERSION_NUM >= 160000
+		object_aclcheck(NamespaceRelationId, nsp, GetUserId(), ACL_USAGE) != ACLCHECK_OK)
+#else
+		pg_namespace_aclcheck(nsp, GetUserId(), ACL_USAGE) != ACLCHECK_OK)
+#endif
 		return;
 	fn = LookupFuncName(list_make2(makeString("pglogical"),
 								   makeString("show_subscription_status")),
@@ -507,10 +513,8 @@ cc_health_pglogical_subscriptions(CcHealth *h)
 	if (!OidIsValid(fn) || !OidIsValid(local) ||
 		getExtensionOfObject(ProcedureRelationId, fn) != ext ||
 #if PG_VERSION_NUM >= 160000
-		object_aclcheck(NamespaceRelationId, nsp, GetUserId(), ACL_USAGE) != ACLCHECK_OK ||
 		object_aclcheck(ProcedureRelationId, fn, GetUserId(), ACL_EXECUTE) != ACLCHECK_OK ||
 #else
-		pg_namespace_aclcheck(nsp, GetUserId(), ACL_USAGE) != ACLCHECK_OK ||
 		pg_proc_aclcheck(fn, GetUserId(), ACL_EXECUTE) != ACLCHECK_OK ||
 #endif
 		pg_class_aclcheck(local, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
