@@ -11,6 +11,9 @@
 #  - a delete on a racing increments on b;
 #  - a server d with rows of its own joining with synchronize_data := true
 #    while a, b and c keep counting.
+#  - d stopped: counter_crdt_health() and the recipe's check report a's
+#    subscription to d as down, until d is back and the subscriptions to it
+#    replicate again (the recipe's restart block run as written).
 #
 # Each step ends with identical digests on every server and every value the
 # sum of the increments acknowledged to clients; the logs show no errors.
@@ -321,6 +324,14 @@ ok($node{a}->poll_query_until('app',
 		    FROM counter_crdt_health()},
 		'pglogical_subscription_not_replicating page_views_a_from_d true'),
 	'd stopped: counter_crdt_health() on a reports its subscription to d as down, and nothing else');
+# A role that may not read pglogical's catalog (pglogical grants nothing on
+# its schema) gets no such row, and no error: counter_crdt_health() does not
+# call pglogical's status function for it.
+is($node{a}->safe_psql('app',
+		q{CREATE ROLE cc_health_reader;
+		  SET ROLE cc_health_reader;
+		  SELECT count(*) FROM counter_crdt_health() WHERE "check" = 'pglogical_subscription_not_replicating';}),
+	'0', 'd stopped: counter_crdt_health() called by a role without rights on pglogical reports no subscription');
 ok(readme_poll($node{a}, 'pglogical/not-replicating',
 		sub { $_[0] eq 'page_views_a_from_d|down|d' }, $PostgreSQL::Test::Utils::timeout_default,
 		'page_views_a_from_d|down|d'),
