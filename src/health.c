@@ -20,16 +20,21 @@
 
 #include "access/relation.h"
 #include "access/table.h"
+#include "catalog/dependency.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_namespace.h"
+#include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
+#include "commands/extension.h"
 #include "commands/trigger.h"
 #include "executor/spi.h"
 #include "funcapi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "parser/parse_func.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
@@ -471,6 +476,91 @@ cc_health_dropped(CcHealth *h)
 	}
 }
 
+/*
+ * The subscriptions of this database's pglogical node that are not
+ * replicating, as pglogical.show_subscription_status() says: "down" (enabled,
+ * but no apply worker attached to it: pglogical starts it again only on its
+ * manager's next pass, and never while a worker slot of the subscription
+ * stays registered without a process), "disabled", "initializing" (the copy
+ * of its tables runs).  Only where pglogical is installed in this database,
+ * the function is pglogical's own (a member of the extension: it reads
+ * pglogical's shared memory, which no query can), the caller may use its
+ * schema, execute it and read pglogical.local_node, and the node exists (the
+ * function fails without one).
+ */
+static void
+cc_health_pglogical_subscriptions(CcHealth *h)
+{
+	Oid			ext = get_extension_oid("pglogical", true);
+	Oid			nsp = get_namespace_oid("pglogical", true);
+	Oid			argtypes[1] = {NAMEOID};
+	Oid			fn;
+	Oid			local;
+	HeapTuple	row;
+
+	/* the schema first: looking a function up in it requires USAGE */
+	if (!OidIsValid(ext) || !OidIsValid(nsp) ||
+#if PG_VERSION_NUM >= 160000
+		object_aclcheck(NamespaceRelationId, nsp, GetUserId(), ACL_USAGE) != ACLCHECK_OK)
+#else
+		pg_namespace_aclcheck(nsp, GetUserId(), ACL_USAGE) != ACLCHECK_OK)
+#endif
+		return;
+	fn = LookupFuncName(list_make2(makeString("pglogical"),
+								   makeString("show_subscription_status")),
+						1, argtypes, true);
+	local = get_relname_relid("local_node", nsp);
+	if (!OidIsValid(fn) || !OidIsValid(local) ||
+		getExtensionOfObject(ProcedureRelationId, fn) != ext ||
+#if PG_VERSION_NUM >= 160000
+		object_aclcheck(ProcedureRelationId, fn, GetUserId(), ACL_EXECUTE) != ACLCHECK_OK ||
+#else
+		pg_proc_aclcheck(fn, GetUserId(), ACL_EXECUTE) != ACLCHECK_OK ||
+#endif
+		pg_class_aclcheck(local, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
+		return;
+	row = cc_health_one_row("SELECT EXISTS (SELECT FROM pglogical.local_node)",
+							0, NULL, NULL, "pglogical node");
+	if (strcmp(SPI_getvalue(row, SPI_tuptable->tupdesc, 1), "t") != 0)
+		return;
+	if (SPI_execute("SELECT s.subscription_name, s.status, s.provider_node"
+					"  FROM pglogical.show_subscription_status() s"
+					" WHERE s.status OPERATOR(pg_catalog.<>) 'replicating'"
+					" ORDER BY 1", true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "counter_crdt_health: reading pglogical's subscription status failed");
+	for (uint64 r = 0; r < SPI_processed; r++)
+	{
+		HeapTuple	tup = SPI_tuptable->vals[r];
+		TupleDesc	desc = SPI_tuptable->tupdesc;
+		char	   *sub = SPI_getvalue(tup, desc, 1);
+		char	   *status = SPI_getvalue(tup, desc, 2);
+		char	   *provider = SPI_getvalue(tup, desc, 3);
+		const char *what;
+
+		if (strcmp(status, "down") == 0)
+			what = "is enabled, but no apply worker is attached to it";
+		else if (strcmp(status, "disabled") == 0)
+			what = "is disabled";
+		else if (strcmp(status, "initializing") == 0)
+			what = "is still copying its tables";
+		else
+			what = "is not replicating";
+		cc_health_row(h, "pglogical_subscription_not_replicating", sub,
+					  psprintf("pglogical subscription %s (from node %s) %s (pglogical.show_subscription_status() says %s): "
+							   "this server does not apply that node's stream meanwhile, and its increments arrive here "
+							   "only through other subscriptions that forward them (forward_origins '{all}'), if any.",
+							   quote_identifier(sub), provider ? provider : "unknown", what, status),
+					  strcmp(status, "disabled") == 0 ?
+					  psprintf("SELECT pglogical.alter_subscription_enable(%s, true); on this server, once it should replicate again.",
+							   quote_literal_cstr(sub)) :
+					  psprintf("If it stays %s: see \"When a subscription stays down\" in doc/replication.md "
+							   "(the log lines of its apply worker, the provider's slot), then start its worker again on this server: "
+							   "SELECT pglogical.alter_subscription_disable(%s, true); "
+							   "SELECT pglogical.alter_subscription_enable(%s, true);",
+							   status, quote_literal_cstr(sub), quote_literal_cstr(sub)));
+	}
+}
+
 PG_FUNCTION_INFO_V1(counter_crdt_health);
 Datum
 counter_crdt_health(PG_FUNCTION_ARGS)
@@ -523,6 +613,7 @@ counter_crdt_health(PG_FUNCTION_ARGS)
 	}
 	for (uint64 r = 0; r < ntables; r++)
 		cc_health_table(&h, &ext, tables[r]);
+	cc_health_pglogical_subscriptions(&h);
 	cc_health_conflicts(&h, &ext);
 	cc_health_dropped(&h);
 	SPI_finish();
