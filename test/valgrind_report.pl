@@ -42,7 +42,7 @@ sub allocator
 		|enlargeStringInfo|appendBinaryStringInfo|appendStringInfo\w*|initStringInfo|makeStringInfo)$/x;
 }
 
-my ($processes, @mine_err, @mine_leak, @theirs) = (0);
+my ($processes, $theirs_leaks, @mine_err, @mine_leak, @theirs) = (0, 0);
 for my $file (sort glob("$dir/*.log"))
 {
 	open(my $fh, '<', $file) or die "$file: $!\n";
@@ -83,7 +83,7 @@ for my $file (sort glob("$dir/*.log"))
 			$mine = grep { $ours{$_} } @frames;
 		}
 		my $text = join('', map { "  $_\n" } @$r) . "  (" . (split m{/}, $file)[-1] . ")\n";
-		if (!$mine) { push @theirs, $text }
+		if (!$mine) { push @theirs, $text; $theirs_leaks++ if $leak }
 		elsif ($leak) { push @mine_leak, $text }
 		else { push @mine_err, $text }
 	}
@@ -107,6 +107,7 @@ if (@theirs)
 check($processes >= $min, "memcheck ran in $processes server processes (at least $min)");
 check(!@mine_err, scalar(@mine_err) . " memcheck errors with a frame of counter_crdt");
 check(!@mine_leak, scalar(@mine_leak) . " definitely lost blocks that counter_crdt allocated");
-print "valgrind: ", scalar(@theirs), " records of PostgreSQL's own code\n";
+printf "valgrind: %d records of PostgreSQL's own code (%d errors, %d definitely lost blocks)\n",
+  scalar(@theirs), @theirs - $theirs_leaks, $theirs_leaks;
 print "valgrind: $pass passed, $fail failed\n";
 exit($fail ? 1 : 0);
