@@ -50,6 +50,11 @@ PACKAGES+=(python3-psycopg libpostgresql-jdbc-java default-jdk-headless nodejs)
 # its parser files made, so no bison or flex; with OpenSSL and libxml, as
 # Debian's server), its server run under Valgrind.
 PACKAGES+=(valgrind libxml2-dev)
+# The production parts of doc/time-windows.md, doc/metrics.md and
+# doc/pooling.md: pg_partman for time windows, the Prometheus exporter that
+# scrapes the metrics, pgbouncer in front of a server (test/t/021-023; curl
+# scrapes the exporter, pgbench drives the pooler).
+PACKAGES+=(postgresql-15-partman prometheus-postgres-exporter pgbouncer curl)
 command -v npm >/dev/null 2>&1 || PACKAGES+=(npm)
 
 installed()
