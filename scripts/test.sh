@@ -125,6 +125,46 @@ fi
 PG_CONFIG=$(pgc_pg_config 2>/dev/null || echo pg_config)
 export PG_CONFIG
 
+# --- 1b. what steps 7 and 8 need, made in the background ------------------
+# The first run makes the assert-enabled PostgreSQL 15 of step 7 (a compile of
+# several minutes) and the chroots of step 8 (downloads); later runs find them
+# cached.  Both start here, niced, beside steps 2 to 6, and steps 7 and 8 wait
+# for them: a run with nothing cached spends that time while the suites here
+# wait on their servers.  Each keeps its own lock, so step 7's and step 8's own
+# calls find what these made.
+declare -A PREP=()	# name -> pid of its background job, until waited for
+prep_start() {	# name, command...: its stdout to $WORK/prep-NAME.out, its log to .log
+	local name=$1
+	shift
+	# its own process group, so that an early exit stops the compiler too
+	setsid nice -n 10 "$@" >"$WORK/prep-$name.out" 2>"$WORK/prep-$name.log" </dev/null &
+	PREP[$name]=$!
+	pgc_at_exit "kill -- -$! 2>/dev/null || true"
+}
+# Waits for NAME and shows its log under the step that needs it.
+prep_wait() {	# name -> its exit status (0 if it was not started)
+	local rc=0
+	[ -n "${PREP[$1]:-}" ] || return 0
+	wait "${PREP[$1]}" || rc=$?
+	unset "PREP[$1]"
+	cat "$WORK/prep-$1.log" >&2
+	return "$rc"
+}
+if [ "$TOP" -eq 1 ] && [ "$SETUP_OK" -eq 1 ] && [ "$(id -u)" -eq 0 ]; then
+	if [ "$PG_HERE" -eq 1 ] && [ -n "${COUNTER_CRDT_BUILDS-cassert valgrind}" ]; then
+		prep_start cassert bash "$ROOT/scripts/pgcassert.sh" ensure
+	fi
+	chroot_versions=""
+	for v in $PG_VERSIONS; do
+		[ "$v" = "$PG_MAJOR" ] || chroot_versions+=" $v"
+	done
+	if [ -n "$chroot_versions" ]; then
+		# shellcheck disable=SC2016
+		prep_start chroots bash -c 'for v in $1; do bash "$2" ensure "$v" || exit 1; done' _ \
+			"$chroot_versions" "$ROOT/scripts/pgchroot.sh"
+	fi
+fi
+
 # --- 2. core unit tests, plain and under ASan/UBSan -----------------------
 run_core() {	# make target, label
 	local rc=0 line cp=0 cf=0 log="$WORK/$1.log"
@@ -581,6 +621,28 @@ fi
 # under Valgrind's memcheck, then test/valgrind_report.pl).  Its summary
 # lines join this one's, as a chroot's do.
 BUILDS=()		# "name: N passed, N failed", one per build, for the summary
+# Adds the counts of a run of this script in a chroot or for a build (its
+# log LOG, its exit status RC) to this run's, as NAME on the builds line,
+# and its per-suite summary lines under HEADING.  A run that failed without
+# counting a failure counts as one.
+collect_child() {	# log rc name heading
+	local log=$1 rc=$2 line cp=0 cf=0
+	line=$(sed -nE 's/^([0-9]+) passed, ([0-9]+) failed$/\1 \2/p' "$log" 2>/dev/null | tail -n 1 || true)
+	if [ -n "$line" ]; then
+		read -r cp cf <<<"$line"
+	fi
+	if [ "$rc" -ne 0 ] && [ "$cf" -eq 0 ]; then
+		cf=1
+	fi
+	PASSED=$((PASSED + cp))
+	FAILED=$((FAILED + cf))
+	BUILDS+=("$3: $cp passed, $cf failed")
+	note "$4"
+	while IFS= read -r line; do
+		note "  $line"
+	done < <(sed -n '/^=== summary ===$/,$p' "$log" 2>/dev/null |
+		sed -e '1d' -e '$d' | grep -vE '^(versions|builds):' || true)
+}
 BUILD_PGC=""		# the pg_config of scripts/pgcassert.sh's server
 declare -A BUILD_PID BUILD_T0 BUILD_DIR
 # Starts this script on a clean copy of the tree for build B, in the
@@ -598,7 +660,7 @@ build_start() {	# cassert | valgrind
 }
 # Waits for build B, shows its output and adds its counts and summary lines.
 build_collect() {	# cassert | valgrind
-	local b=$1 rc=0 line cp=0 cf=0
+	local b=$1 rc=0
 	step "PostgreSQL 15, build $b (assertions$([ "$b" = valgrind ] && echo ", server under Valgrind"))"
 	if [ -n "${BUILD_PID[$b]}" ]; then
 		wait "${BUILD_PID[$b]}" || rc=$?
@@ -607,21 +669,8 @@ build_collect() {	# cassert | valgrind
 		rc=1
 		echo "could not copy the tree for build $b"
 	fi
-	line=$(sed -nE 's/^([0-9]+) passed, ([0-9]+) failed$/\1 \2/p' "$WORK/build-$b.log" 2>/dev/null | tail -n 1)
-	if [ -n "$line" ]; then
-		read -r cp cf <<<"$line"
-	fi
-	if [ "$rc" -ne 0 ] && [ "$cf" -eq 0 ]; then
-		cf=1
-	fi
-	PASSED=$((PASSED + cp))
-	FAILED=$((FAILED + cf))
-	BUILDS+=("15-$b: $cp passed, $cf failed")
-	note "PostgreSQL 15-$b ($("$BUILD_PGC" --version), --enable-cassert -DUSE_VALGRIND$([ "$b" = valgrind ] && echo ", under Valgrind"), $((SECONDS - BUILD_T0[$b])) s):"
-	while IFS= read -r line; do
-		note "  $line"
-	done < <(sed -n '/^=== summary ===$/,$p' "$WORK/build-$b.log" |
-		sed -e '1d' -e '$d' | grep -vE '^(versions|builds):' || true)
+	collect_child "$WORK/build-$b.log" "$rc" "15-$b" \
+		"PostgreSQL 15-$b ($("$BUILD_PGC" --version), --enable-cassert -DUSE_VALGRIND$([ "$b" = valgrind ] && echo ", under Valgrind"), $((SECONDS - BUILD_T0[$b])) s):"
 	rm -rf --one-file-system "${BUILD_DIR[$b]}"
 }
 
@@ -639,7 +688,7 @@ if [ "$TOP" -eq 1 ] && [ "$PG_HERE" -eq 1 ]; then
 		note "PostgreSQL 15-cassert: FAILED (not run: $([ "$SETUP_OK" -eq 1 ] && echo 'building it needs root' || echo 'setup failed'))"
 	else
 		step "PostgreSQL 15 with assertions (bash scripts/pgcassert.sh ensure)"
-		if ! BUILD_PGC=$(bash "$ROOT/scripts/pgcassert.sh" ensure); then
+		if ! prep_wait cassert || ! BUILD_PGC=$(bash "$ROOT/scripts/pgcassert.sh" ensure); then
 			FAILED=$((FAILED + 1))
 			BUILDS+=("15-cassert: 0 passed, 1 failed")
 			note "PostgreSQL 15-cassert: FAILED (scripts/pgcassert.sh could not build it; see above)"
@@ -659,7 +708,7 @@ fi
 # This script again, inside the chroot of scripts/pgchroot.sh, on a clean
 # copy of the tree: its summary lines join this one's.
 run_in_chroot() {	# version
-	local ver=$1 dir rc=0 t0=$SECONDS line cp=0 cf=0 old
+	local ver=$1 dir rc=0 t0=$SECONDS old
 	step "PostgreSQL $ver, in a Debian $(pgchroot_suite "$ver") chroot"
 	if ! pgchroot_ensure "$ver" 2>&1 | tee "$WORK/chroot-$ver.log"; then
 		FAILED=$((FAILED + 1))
@@ -688,26 +737,16 @@ run_in_chroot() {	# version
 			--env CI="${CI:-}" --env PROVE_FLAGS="${PROVE_FLAGS:-}" ${old[@]+"${old[@]}"} "$ver" -- \
 			bash scripts/test.sh </dev/null 2>&1 | tee "$WORK/pg$ver.log" || rc=$?
 	fi
-	line=$(sed -nE 's/^([0-9]+) passed, ([0-9]+) failed$/\1 \2/p' "$WORK/pg$ver.log" | tail -n 1)
-	if [ -n "$line" ]; then
-		read -r cp cf <<<"$line"
-	fi
-	if [ "$rc" -ne 0 ] && [ "$cf" -eq 0 ]; then
-		cf=1
-	fi
-	PASSED=$((PASSED + cp))
-	FAILED=$((FAILED + cf))
-	BUILDS+=("$ver: $cp passed, $cf failed")
-	# its per-suite lines, under a heading
-	note "PostgreSQL $ver (Debian $(pgchroot_suite "$ver") chroot, $((SECONDS - t0)) s):"
-	while IFS= read -r line; do
-		note "  $line"
-	done < <(sed -n '/^=== summary ===$/,$p' "$WORK/pg$ver.log" |
-		sed -e '1d' -e '$d' | grep -v '^versions:' || true)
+	collect_child "$WORK/pg$ver.log" "$rc" "$ver" \
+		"PostgreSQL $ver (Debian $(pgchroot_suite "$ver") chroot, $((SECONDS - t0)) s):"
 	rm -rf --one-file-system "$dir/build"
 }
 
 if [ "$TOP" -eq 1 ]; then
+	if [ -n "${PREP[chroots]:-}" ]; then
+		step "the chroots of PostgreSQL${chroot_versions} (bash scripts/pgchroot.sh ensure, begun in step 1b)"
+		prep_wait chroots || echo "(making them failed; each version's own step says why)"
+	fi
 	for v in $PG_VERSIONS; do
 		[ "$v" = "$PG_MAJOR" ] && continue
 		if [ "$(id -u)" -ne 0 ]; then
