@@ -48,7 +48,7 @@
 /* Shard counts below this are counted in an array, larger ones listed. */
 #define CC_METRICS_BUCKETS 1024
 /* Ids of the previous value remembered to skip their hash lookups. */
-#define CC_METRICS_PREV 16
+#define CC_METRICS_PREV 128
 /* The columns of counter_crdt_metrics(). */
 #define CC_METRICS_COLS 12
 
