@@ -13,7 +13,8 @@
 #  - with pg_monitor revoked from the monitoring role: no series of the
 #    table (it may not read it), the health gauges still there.
 #
-# Skipped when prometheus-postgres-exporter or curl is not installed.
+# And the queries file shipped in monitoring/ is that recipe block.  Skipped
+# when prometheus-postgres-exporter or curl is not installed.
 use strict;
 use warnings;
 
@@ -56,6 +57,18 @@ $node->safe_psql('app', qq{
 	INSERT INTO page_views VALUES
 	  (1, '{$A:1:5, $B:1:7}'), (2, '{$A:2:1, $B:3:2}'), (3, '{$A:1:1, $B:1:1, $C:1:1}');
 });
+
+# The queries file the tree ships is the recipe block the test runs: where
+# the tree is beside test/ (make prove_installcheck; a copy of test/ and
+# doc/ alone has no monitoring/).
+my $shipped = "$FindBin::RealBin/../../monitoring/postgres_exporter_queries.yaml";
+SKIP:
+{
+	skip "no monitoring/ beside test/ ($shipped): a copy of test/ and doc/ only", 1
+	  unless -e $shipped;
+	is(slurp_file($shipped), recipe('metrics/queries'),
+		'monitoring/postgres_exporter_queries.yaml is the recipe block metrics/queries');
+}
 
 # The exporter as the recipe starts it.
 my $dir = PostgreSQL::Test::Utils::tempdir();
