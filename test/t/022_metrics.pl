@@ -105,6 +105,7 @@ sub scrape
 {
 	my $text = `$curl -s --max-time 20 http://127.0.0.1:$web_port/metrics`;
 	my %m;
+	note(join("\n", grep { /^counter_crdt_/ } split /\n/, $text));
 	foreach my $line (split /\n/, $text)
 	{
 		next unless $line =~ /^(counter_crdt_\w+)\{([^}]*)\} (\S+)$/;
