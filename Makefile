@@ -12,7 +12,7 @@
 
 EXTENSION = counter_crdt
 MODULE_big = counter_crdt
-EXTVERSION = 1.6
+EXTVERSION = 1.7
 
 # The core (src/core/): plain C, no PostgreSQL header (src/core/README.md).
 CORE_SRCS = src/core/cc_base.c src/core/cc_stored.c src/core/cc_wire.c \
@@ -24,7 +24,7 @@ GLUE_SRCS = src/module.c src/fold.c src/counter_crdt.c src/type_io.c src/increme
 	src/value.c src/compare.c src/compare_numbers.c src/digest.c src/writer_ids.c src/aggregate.c \
 	src/agg_slots.c src/value_aggregates.c src/table_check.c src/conflict_log.c src/replica_merge.c \
 	src/local_triggers.c src/operations.c src/health.c src/json.c src/hashing.c \
-	src/retired.c src/dropped_writers.c src/sweep.c
+	src/retired.c src/dropped_writers.c src/sweep.c src/metrics.c
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 # The core's uuid text is libuuid's (util-linux, package uuid-dev).
 SHLIB_LINK += -luuid
@@ -35,7 +35,8 @@ REGRESS = type_io text_errors binary_io increment merge value aggregate \
 	parallel equality shards_digest writer_ids node_id seeds replica_merge \
 	upgrade privileges health ordering replica_hazards digest_agg \
 	difference exactly_once json layout writers replica_glue latin1 fold \
-	fold_forms sweep_rights retired_guards markings numbers number_plans
+	fold_forms sweep_rights retired_guards markings numbers number_plans \
+	metrics
 EXTRA_CLEAN = test/core_test test/core_test_sanitize bench/microbench bench/fold_shapes test/tmp_check
 
 # Warnings are errors where the test command builds (COUNTER_CRDT_WERROR=1,

@@ -54,6 +54,7 @@ INSERT INTO reviewed VALUES
   ('counter_crdt_merge_agg_serial(internal)', 'i', true, 's', 'its arguments only'),
   ('counter_crdt_merge_agg_trans(internal,counter_crdt)', 'i', false, 's', 'its arguments only'),
   ('counter_crdt_ne(counter_crdt,counter_crdt)', 'i', true, 's', 'its arguments only'),
+  ('counter_crdt_metrics()', 's', false, 'r', 'catalogs and tables'),
   ('counter_crdt_node_id()', 's', false, 's', 'a setting and the timeline'),
   ('counter_crdt_node_id_history()', 's', true, 's', 'the timeline'),
   ('counter_crdt_out(counter_crdt)', 'i', true, 's', 'its arguments only'),

@@ -3,7 +3,8 @@
  *	  The functions that reach tables they were not given:
  *	  counter_crdt_rewrite_counters(), which the fold and forget sweeps
  *	  (counter_crdt_fold_writer(s), counter_crdt_forget_writer(s)) run, and
- *	  counter_crdt_writer_report().
+ *	  counter_crdt_writer_report().  counter_crdt_metrics() (metrics.c)
+ *	  takes its columns from here and reads them without running any code.
  *
  * Whose rights.  As VACUUM and ANALYZE do since CVE-2022-1552, every table
  * is read or rewritten as its owner, under a security-restricted operation,
@@ -30,6 +31,7 @@
  */
 #include "counter_crdt.h"
 #include "conflict_log.h"
+#include "sweep.h"
 #include "table_check.h"
 #include "writer_ids.h"
 
@@ -54,15 +56,6 @@
 #include "utils/syscache.h"
 #include "utils/tuplestore.h"
 #include "utils/uuid.h"
-
-/* One counter column of a table with storage. */
-typedef struct CcColumn
-{
-	Oid			relid;
-	AttrNumber	attnum;
-	char	   *attname;
-	char	   *relname;		/* qualified and quoted */
-} CcColumn;
 
 /* What a sweep saves while it works as a table's owner. */
 typedef struct CcAsOwner
@@ -136,7 +129,7 @@ cc_columns_of(Oid relid, Oid counter_type, List *cols)
  * one table, a partitioned one standing for its partitions; in order of
  * table name, then column.
  */
-static List *
+List *
 cc_sweep_columns(Oid only_table, Oid counter_type)
 {
 	List	   *cols = NIL;
