@@ -386,6 +386,8 @@ if [ "${#tap_files[@]}" -gt 0 ] && [ "$SETUP_OK" -eq 1 ] && [ "$PG_HERE" -eq 1 ]
 	# The recipes of README.md and doc/ are run as written (test/t/ReadmeRecipe.pm).
 	cp "$ROOT/README.md" "$TAPDIR/README.md"
 	cp -a "$ROOT/doc" "$TAPDIR/doc"
+	# and the files the recipes ship (t/022: the exporter's queries)
+	cp -a "$ROOT/monitoring" "$TAPDIR/monitoring"
 	rm -rf "$TAPDIR/test/tmp_check"
 	mkdir -p "$TAPDIR/test/tmp_check"
 	[ "$(id -u)" -eq 0 ] && chown -R postgres: "$TAPDIR"
