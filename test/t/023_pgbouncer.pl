@@ -1,25 +1,30 @@
 # The connection pooling recipe of doc/pooling.md, run as written: the real
 # PgBouncer in transaction pooling mode in front of server a of the
 # three-server mesh of doc/replication.md (test/t/ReadmeMesh.pm), configured
-# by the page's blocks (only ports and paths substituted).
+# by the page's blocks (only ports and paths substituted), the application
+# logging in as app_user with SCRAM through PgBouncer's userlist.
 #
-#  - increments through the pooler: the page's block, and its pgbench script
-#    run by eight clients with -M simple, while b and c take increments
-#    directly: every server ends with the exact totals, and a's shard of
-#    every page holds exactly what went through the pooler (each pgbench
-#    transaction also logs its page and delta in a table of a's alone);
+#  - increments through the pooler: the page's block, step 4 of the
+#    replication recipe, and the page's pgbench script run by eight clients
+#    with -M simple while b and c take increments directly: every server
+#    ends with the exact totals, and a's shard of every page holds exactly
+#    what went through the pooler (each pgbench transaction also logs its
+#    page and delta in a table of a's alone);
 #  - exactly-once increments through the pooler (doc/beyond-scylladb.md's
 #    batch as written, its table made in every batch's transaction as the
 #    page says), two consumers at once, then replays: one batch sent again
 #    changes nothing, and replays over other boundaries count every event
 #    once;
 #  - the failures the page warns about, as PgBouncer 1.18 shows them: the
-#    session's temporary table of the exactly-once recipe missing or found
-#    already, a session setting not kept and seen by another client, SET
-#    LOCAL ending with its transaction, a session advisory lock that its
-#    client cannot release, pgbench -M prepared failing, and a subscription
-#    whose connection goes through PgBouncer refused.
+#    session table of the exactly-once recipe missing or found already, a
+#    session setting not kept and seen by another client, SET LOCAL ending
+#    with its transaction, SET counter_crdt.node_id making another client's
+#    increment count under it, a role's setting reaching new sessions only,
+#    a session advisory lock that its client cannot release, pgbench -M
+#    prepared failing, and a subscription through PgBouncer refused.
 #
+# Two clients are interleaved by relying on PgBouncer's choice of server
+# connection: the one released last (server_round_robin = 0, its default).
 # Skipped when PgBouncer or pgbench is not installed.
 use strict;
 use warnings;
@@ -111,7 +116,7 @@ END
 	# also when the test dies: PgBouncer must not outlive it
 	if ($bouncer && $bouncer->pumpable)
 	{
-		$bouncer->signal('INT');
+		$bouncer->signal('TERM');
 		eval { $bouncer->finish; 1 } or $bouncer->kill_kill;
 	}
 }
@@ -190,6 +195,16 @@ my $rack1 = '7f0cab51-fb72-3e98-bdb4-0404a982865d';    # a's writer id, the repl
 	$mesh->{expected}{'/home'} += 6;
 }
 
+# step 4 of the replication recipe through the pooler, as app_user
+{
+	my ($rc, $out, $err) = pooled_psql(recipe('replication/check'));
+	is($out, "page_views_a_from_b|1|t\npage_views_a_from_c|1|t",
+		'the check block of the replication recipe through the pooler') or diag($err);
+	($rc, $out, $err) = pooled_psql(recipe('replication/increment'));
+	is($rc, 0, 'the increment block of the replication recipe through the pooler') or diag($err);
+	$mesh->{expected}{'/home'} += 1;
+}
+
 # pgbench: the page's script, each transaction also logging its page and
 # delta on a (pool_log is not published: a's alone).
 $na->safe_psql('app', q{CREATE TABLE pool_log (page text, n bigint);
@@ -231,7 +246,7 @@ is($na->safe_psql('app', 'SELECT count(*) FROM pool_log'), '2400', 'every pgbenc
 my $log_q = q{SELECT page, sum(n) FROM pool_log GROUP BY page ORDER BY page};
 my %pooled = map { split /\|/ } split /\n/, $na->safe_psql('app', $log_q);
 $mesh->{expected}{$_} += $pooled{$_} foreach keys %pooled;
-$pooled{'/home'} = 6;
+$pooled{'/home'} = 7;
 
 ok($mesh->wait_converged('pgbench'), 'pgbench: converged');
 $mesh->check_state('pgbench', [ @PAGES, '/home' ]);
@@ -523,12 +538,29 @@ SKIP:
 		'PgBouncer refuses the replication connection') or diag($err);
 }
 
+# ALTER ROLE ... SET counter_crdt.node_id: sessions that start after it
+{
+	my $rack8 = $na->safe_psql('app', "SELECT counter_crdt_rack_id('dc1', 'rack8')");
+	$na->safe_psql('app', "LOAD 'counter_crdt';\n"
+		  . "ALTER ROLE app_user IN DATABASE app SET counter_crdt.node_id = '$rack8';");
+	my ($out, $err) = ('', '');
+	IPC::Run::run([ 'psql', '-X', '-A', '-t', '-d',
+			"host=$host port=" . $na->port . ' dbname=app user=app_user password=change-this-too',
+			'-c', 'SELECT counter_crdt_node_id()' ], '>', \$out, '2>', \$err);
+	chomp $out;
+	is($out, $rack8, 'ALTER ROLE app_user SET counter_crdt.node_id: a new session of app_user (no superuser) has it')
+	  or diag($err);
+	my (undef, $pooled_id) = pooled_psql('SELECT counter_crdt_node_id()');
+	is($pooled_id, $rack1, 'through the pooler, on a server connection opened before: a\'s id still');
+	$na->safe_psql('app', 'ALTER ROLE app_user IN DATABASE app RESET counter_crdt.node_id');
+}
+
 ok($mesh->wait_converged('end'), 'end: converged');
 $mesh->check_state('end', [ @PAGES, '/home' ]);
 $mesh->check_logs('end',
 	qr/relation "batch" (already exists|does not exist)|prepared statement "P_\d+"|deadlock detected|current transaction is aborted|unexpected EOF on client connection/);
 
-$bouncer->signal('INT');
+$bouncer->signal('TERM');
 $bouncer->finish;
 undef $bouncer;
 done_testing();
