@@ -1,0 +1,566 @@
+# The connection pooling recipe of doc/pooling.md, run as written: the real
+# PgBouncer in transaction pooling mode in front of server a of the
+# three-server mesh of doc/replication.md (test/t/ReadmeMesh.pm), configured
+# by the page's blocks (only ports and paths substituted), the application
+# logging in as app_user with SCRAM through PgBouncer's userlist.
+#
+#  - increments through the pooler: the page's block, step 4 of the
+#    replication recipe, and the page's pgbench script run by eight clients
+#    with -M simple while b and c take increments directly: every server
+#    ends with the exact totals, and a's shard of every page holds exactly
+#    what went through the pooler (each pgbench transaction also logs its
+#    page and delta in a table of a's alone);
+#  - exactly-once increments through the pooler (doc/beyond-scylladb.md's
+#    batch as written, its table made in every batch's transaction as the
+#    page says), two consumers at once, then replays: one batch sent again
+#    changes nothing, and replays over other boundaries count every event
+#    once;
+#  - the failures the page warns about, as PgBouncer 1.18 shows them: the
+#    session table of the exactly-once recipe missing or found already, a
+#    session setting not kept and seen by another client, SET LOCAL ending
+#    with its transaction, SET counter_crdt.node_id making another client's
+#    increment count under it, a role's setting reaching new sessions only,
+#    a session advisory lock that its client cannot release, pgbench -M
+#    prepared failing, and a subscription through PgBouncer refused.
+#
+# Two clients are interleaved by relying on PgBouncer's choice of server
+# connection: the one released last (server_round_robin = 0, its default).
+# Skipped when PgBouncer or pgbench is not installed.
+use strict;
+use warnings;
+
+use PostgreSQL::Test::Utils;
+BEGIN { $PostgreSQL::Test::Utils::use_unix_sockets = 0; }
+use PostgreSQL::Test::Cluster;
+use Test::More;
+use IPC::Run ();
+use Time::HiRes qw(usleep);
+use FindBin;
+use lib $FindBin::RealBin;
+use CounterCrdtSQL;
+use ReadmeMesh;
+use ReadmeRecipe;
+
+sub in_path
+{
+	my ($name) = @_;
+	foreach my $dir (split /:/, $ENV{PATH} // '')
+	{
+		return "$dir/$name" if $dir ne '' && -x "$dir/$name";
+	}
+	return undef;
+}
+
+my $PGBOUNCER = -x '/usr/sbin/pgbouncer' ? '/usr/sbin/pgbouncer' : in_path('pgbouncer');
+plan skip_all => 'PgBouncer is not installed (/usr/sbin/pgbouncer, nor pgbouncer in PATH; '
+  . 'Debian: apt-get install pgbouncer)'
+  unless $PGBOUNCER;
+my $PGBENCH = in_path('pgbench');
+plan skip_all => 'pgbench is not installed (pgbench in PATH, the bindir of this PostgreSQL; '
+  . 'Debian: postgresql-client-15)'
+  unless $PGBENCH;
+
+my ($bversion) = `$PGBOUNCER --version` =~ /PgBouncer (\d+\.\d+)/;
+die "cannot read the version of $PGBOUNCER" unless defined $bversion;
+my ($bmajor, $bminor) = split /\./, $bversion;
+# what 1.18 refuses and later releases can do: named prepared statements
+# (1.21, max_prepared_statements), replication connections (1.23)
+my $old_prepared = $bmajor == 1 && $bminor < 21;
+my $old_replication = $bmajor == 1 && $bminor < 23;
+note("PgBouncer $bversion ($PGBOUNCER), pgbench $PGBENCH");
+
+srand(23);
+
+my %node = readme_mesh();
+my ($na, $nb, $nc) = @node{qw(a b c)};
+my $mesh = readme_counters($na, $nb, $nc);
+my $host = $na->host;
+
+# ------------------------------------------------------------ the set-up
+readme_run($na, 'app', 'pooling/role');
+{
+	my $hba = $na->data_dir . '/pg_hba.conf';
+	my $rest = slurp_file($hba);
+	open(my $fh, '>', $hba) or die "cannot write $hba: $!";
+	print $fh recipe('pooling/pg_hba.conf', { '127.0.0.1/32' => "$host/32" }) . "\n" . $rest;
+	close($fh);
+	$na->reload;
+}
+my $dir = PostgreSQL::Test::Utils::tempdir_short();
+my $userlist = "$dir/userlist.txt";
+append_to_file($userlist, readme_run($na, 'app', 'pooling/userlist') . "\n");
+like(slurp_file($userlist), qr/^"app_user" "SCRAM-SHA-256\$4096:[^"]+"$/m,
+	'the userlist line holds the role and its SCRAM secret, in double quotes');
+
+# For the test only: a superuser through the pooler (the server trusts it
+# from the loopback, as the test servers trust every role there).
+$na->safe_psql('app', "CREATE ROLE pool_admin WITH LOGIN SUPERUSER PASSWORD 'admin-secret'");
+append_to_file($userlist,
+	readme_run_subst($na, 'app', 'pooling/userlist', { "'app_user'" => "'pool_admin'" }) . "\n");
+
+my $bport = PostgreSQL::Test::Cluster::get_free_port();
+my $ini = "$dir/pgbouncer.ini";
+append_to_file($ini, recipe('pooling/pgbouncer.ini', {
+	'host=127.0.0.1 port=5432' => "host=$host port=" . $na->port,
+	'listen_port = 6432' => "listen_port = $bport",
+	'/var/run/postgresql/pgbouncer.pid' => "$dir/pgbouncer.pid",
+	'/var/run/postgresql' => $dir,
+	'/var/log/postgresql/pgbouncer.log' => "$dir/pgbouncer.log",
+	'/etc/pgbouncer/userlist.txt' => $userlist,
+}));
+
+my ($bout, $berr) = ('', '');
+my $bouncer = IPC::Run::start([ $PGBOUNCER, $ini ], '>', \$bout, '2>', \$berr);
+END
+{
+	# also when the test dies: PgBouncer must not outlive it
+	if ($bouncer && $bouncer->pumpable)
+	{
+		$bouncer->signal('TERM');
+		eval { $bouncer->finish; 1 } or $bouncer->kill_kill;
+	}
+}
+
+my $POOL = "host=127.0.0.1 port=$bport dbname=app user=app_user password=change-this-too";
+my $ADMIN = "host=127.0.0.1 port=$bport dbname=app user=pool_admin password=admin-secret";
+
+# psql through the pooler: (exit code, stdout, stderr).
+sub pooled_psql
+{
+	my ($sql, @extra) = @_;
+	my ($out, $err) = ('', '');
+	IPC::Run::run([ 'psql', '-X', '-A', '-t', '-q', @extra, '-d', $POOL, '-c', $sql ],
+		'>', \$out, '2>', \$err, IPC::Run::timeout(180));
+	chomp $out;
+	return ($? >> 8, $out, $err);
+}
+
+{
+	my $up = 0;
+	for (1 .. 100)
+	{
+		my ($rc) = pooled_psql('SELECT 1');
+		if ($rc == 0) { $up = 1; last; }
+		usleep(100_000);
+	}
+	ok($up, "PgBouncer $bversion answers on port $bport")
+	  or BAIL_OUT("PgBouncer did not start: $berr\n" . (-e "$dir/pgbouncer.log" ? slurp_file("$dir/pgbouncer.log") : ''));
+}
+my ($rc0, $who) = pooled_psql(q{SELECT current_user, current_setting('port'), rolsuper
+	FROM pg_roles WHERE rolname = current_user});
+is($who, 'app_user|' . $na->port . '|f', 'through the pooler: app_user on a, not a superuser');
+like(slurp_file($na->logfile), qr/connection authenticated: identity="app_user" method=scram-sha-256/,
+	'PgBouncer logged in to a with the SCRAM secret of its userlist');
+
+# Interactive sessions through the pooler, to interleave two clients.
+sub session
+{
+	my ($conn) = @_;
+	my ($in, $out, $err) = ('', '', '');
+	my $s = { in => \$in, out => \$out, err => \$err };
+	$s->{h} = IPC::Run::start([ 'psql', '-X', '-A', '-t', '-q', '-d', $conn // $POOL ],
+		'<', \$in, '>', \$out, '2>', \$err, IPC::Run::timeout(60));
+	return $s;
+}
+
+# $sql in session $s; (stdout, stderr) of it.
+sub say
+{
+	my ($s, $sql) = @_;
+	${ $s->{out} } = '';
+	${ $s->{err} } = '';
+	${ $s->{in} } .= "$sql\n\\echo __done__\n\\warn __done__\n";
+	$s->{h}->pump
+	  until ${ $s->{out} } =~ /__done__\n\z/ && ${ $s->{err} } =~ /__done__\n\z/;
+	(my $r = ${ $s->{out} }) =~ s/__done__\n\z//;
+	(my $e = ${ $s->{err} }) =~ s/__done__\n\z//;
+	chomp $r;
+	return ($r, $e);
+}
+
+sub end_session
+{
+	my ($s) = @_;
+	${ $s->{in} } .= "\\q\n";
+	$s->{h}->finish;
+}
+
+my @PAGES = map { "/page-$_" } 1 .. 8;
+my $rack1 = '7f0cab51-fb72-3e98-bdb4-0404a982865d';    # a's writer id, the replication recipe's
+
+# ------------------------------------------------------------ increments
+{
+	my ($rc, $out, $err) = pooled_psql(recipe('pooling/increment'));
+	is($rc, 0, 'the increment block runs through the pooler') or diag($err);
+	$mesh->{expected}{'/home'} += 6;
+}
+
+# step 4 of the replication recipe through the pooler, as app_user
+{
+	my ($rc, $out, $err) = pooled_psql(recipe('replication/check'));
+	is($out, "page_views_a_from_b|1|t\npage_views_a_from_c|1|t",
+		'the check block of the replication recipe through the pooler') or diag($err);
+	($rc, $out, $err) = pooled_psql(recipe('replication/increment'));
+	is($rc, 0, 'the increment block of the replication recipe through the pooler') or diag($err);
+	$mesh->{expected}{'/home'} += 1;
+}
+
+# pgbench: the page's script, each transaction also logging its page and
+# delta on a (pool_log is not published: a's alone).
+$na->safe_psql('app', q{CREATE TABLE pool_log (page text, n bigint);
+	GRANT INSERT ON pool_log TO app_user});
+my $script_text = recipe('pooling/pgbench-script');
+my $logged = $script_text;
+$logged =~ s/^(INSERT INTO page_views)/BEGIN;\n$1/m or die 'the pgbench script has no INSERT';
+$logged .= "INSERT INTO pool_log VALUES ('/page-' || :page, :n);\nEND;\n";
+my $script = "$dir/increments.sql";
+append_to_file($script, $logged);
+
+# Runs the page's pgbench command with -t $t, in query mode $mode (the
+# page's, simple, unless given), with $clients clients (the page's 8 unless
+# given); (exit code, stdout, stderr).
+sub pgbench
+{
+	my ($t, $mode, $clients) = @_;
+	my $cmd = recipe('pooling/pgbench', {
+		'-t 1000' => "-t $t",
+		'-c 8 -j 2' => '-c ' . ($clients // 8) . ' -j ' . ($clients // 8 > 1 ? 2 : 1),
+		'-M simple' => '-M ' . ($mode // 'simple'),
+		'increments.sql' => $script,
+		'-p 6432' => "-p $bport",
+	});
+	my ($out, $err) = ('', '');
+	IPC::Run::run([ 'bash', '-c', $cmd ], '>', \$out, '2>', \$err, IPC::Run::timeout(600));
+	return ($? >> 8, $out, $err);
+}
+
+my @direct = $mesh->start_workload([ $nb, $nc ], 2, 400, \@PAGES);
+my ($prc, $pout, $perr) = pgbench(300);
+ok($mesh->finish_workload(@direct), 'b and c: every direct increment acknowledged');
+is($prc, 0, 'pgbench -M simple through the pooler: exit code 0') or diag($perr);
+like($pout, qr/number of transactions actually processed: 2400\/2400/,
+	'pgbench: 8 clients x 300 transactions, all processed') or diag($pout);
+note($pout =~ /^(tps = .*)$/m ? "through the pooler: $1" : 'no tps line');
+is($na->safe_psql('app', 'SELECT count(*) FROM pool_log'), '2400', 'every pgbench transaction logged once');
+
+my $log_q = q{SELECT page, sum(n) FROM pool_log GROUP BY page ORDER BY page};
+my %pooled = map { split /\|/ } split /\n/, $na->safe_psql('app', $log_q);
+$mesh->{expected}{$_} += $pooled{$_} foreach keys %pooled;
+$pooled{'/home'} = 7;
+
+ok($mesh->wait_converged('pgbench'), 'pgbench: converged');
+$mesh->check_state('pgbench', [ @PAGES, '/home' ]);
+
+# a's shard of every page: exactly the pooled increments, on every server
+sub a_shards
+{
+	my ($node) = @_;
+	return $node->safe_psql('app', qq{SELECT page, s.value FROM page_views, counter_crdt_shards(views) s
+		WHERE s.id = '$rack1' ORDER BY page COLLATE "C"});
+}
+my $want_a = join("\n", map { "$_|$pooled{$_}" } sort keys %pooled);
+is(a_shards($_), $want_a, 'pgbench: a\'s shard of every page on ' . $_->name . ' = what went through the pooler')
+  foreach ($na, $nb, $nc);
+
+# ------------------------------------------------------------ session state
+# Two clients through the pooler, X and Y.  PgBouncer 1.18 gives a client the
+# server connection released last (LIFO, server_round_robin = 0), so that Y
+# gets the one X used, unless X holds it.
+my $x = session();
+my $y = session();
+
+# The exactly-once recipe's session table, made once per client session
+{
+	my ($pid_x) = say($x, 'SELECT pg_backend_pid();');
+	my (undef, $e1) = say($x, recipe('exactly-once/session'));
+	is($e1, '', 'X makes the session table of the exactly-once recipe through the pooler');
+	my (undef, $e2) = say($y, recipe('exactly-once/session'));
+	like($e2, qr/ERROR:  relation "batch" already exists/,
+		'Y making it too: already exists, on the server connection X used');
+	say($y, "BEGIN;\nSELECT 1;");    # Y holds that server connection now
+	my ($pid2, $e3) = say($x, "BEGIN;\nSELECT pg_backend_pid();\nINSERT INTO batch VALUES (0, 0, '/page-1');");
+	isnt($pid2, $pid_x, 'X\'s next transaction runs on another server connection');
+	like($e3, qr/ERROR:  relation "batch" does not exist/, 'where the session table of X does not exist');
+	say($x, 'ROLLBACK;');
+	say($y, 'COMMIT;');
+}
+
+# A session setting: not kept for its client, seen by the next one
+{
+	my ($r1) = say($x, "SET work_mem = '7MB';\nSELECT pg_backend_pid();");
+	my ($r2) = say($y, "BEGIN;\nSELECT pg_backend_pid() || ' ' || current_setting('work_mem');");
+	is($r2, "$r1 7MB", 'a SET of X is seen by Y, whose transaction runs on the same server connection');
+	my ($r3) = say($x, q{SELECT pg_backend_pid() || ' ' || current_setting('work_mem');});
+	my ($pid3, $wm3) = split / /, $r3;
+	isnt($pid3, $r1, 'X, while Y holds that connection, runs on another');
+	is($wm3, '4MB', 'where its SET is not: the default work_mem');
+	say($y, 'COMMIT;');
+	say($x, 'RESET work_mem;');
+	# SET LOCAL ends with its transaction, whoever comes next
+	my ($r4) = say($x, "BEGIN;\nSET LOCAL work_mem = '9MB';\nSELECT pg_backend_pid() || ' ' || current_setting('work_mem');\nCOMMIT;");
+	my ($pid4) = split / /, $r4;
+	is($r4, "$pid4 9MB", 'SET LOCAL holds in its transaction');
+	my ($r5) = say($y, q{SELECT pg_backend_pid() || ' ' || current_setting('work_mem');});
+	is($r5, "$pid4 4MB", 'and not in the next on the same server connection');
+}
+
+# A session advisory lock that its client cannot release
+{
+	my ($r1) = say($x, 'SELECT pg_backend_pid() || \' \' || pg_advisory_lock(23);');
+	my ($pid1) = split / /, $r1;
+	say($y, "BEGIN;\nSELECT 1;");
+	my ($r2, $e2) = say($x, 'SELECT pg_advisory_unlock(23);');
+	is($r2, 'f', 'X\'s pg_advisory_unlock() on another server connection: false');
+	like($e2, qr/WARNING:  you don't own a lock of type ExclusiveLock/, '... with a warning');
+	is($na->safe_psql('app', "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 23 AND pid = $pid1"),
+		'1', 'the lock is still held by the server connection that took it');
+	say($y, "SELECT pg_advisory_unlock_all();\nCOMMIT;");
+}
+end_session($x);
+end_session($y);
+
+# ------------------------------------------------------------ exactly-once
+my $BATCH = recipe('exactly-once/batch');
+my $TABLE = recipe('pooling/exactly-once-batch-table');
+my $N = 60;
+my @events = map { [ map { $PAGES[ int(rand()**2 * @PAGES) ] } 0 .. $N - 1 ] } 0 .. 1;
+
+sub batch_sql
+{
+	my ($p, $from, $to) = @_;
+	my $vals = join(', ', map { "($p, $_, '$events[$p][$_]')" } $from .. $to - 1);
+	return "BEGIN;\n$TABLE\nINSERT INTO batch VALUES $vals;\n$BATCH\nCOMMIT;\n";
+}
+
+sub batches
+{
+	my ($from, $to) = @_;
+	my @b;
+	while ($from < $to)
+	{
+		my $n = 1 + int(rand(12));
+		$n = $to - $from if $from + $n > $to;
+		push @b, [ $from, $from + $n ];
+		$from += $n;
+	}
+	return @b;
+}
+
+# The consumers of %plan (partition => its batches) through the pooler at
+# once.  A consumer whose batch fails with a deadlock does what a stream
+# consumer does after an error: it starts again from the first batch of its
+# plan (a replay).  True when every consumer got to its end, its only
+# errors deadlocks, at most 5 times.
+my $deadlocks = 0;
+sub consume
+{
+	my (%plan) = @_;
+	my %todo = %plan;
+	my $ok = 1;
+	for my $round (1 .. 6)
+	{
+		last unless %todo;
+		my @h;
+		foreach my $p (sort keys %todo)
+		{
+			my $sql = join('', map { batch_sql($p, @$_) } @{ $todo{$p} });
+			my $file = "$dir/consumer_${p}_" . int(rand(1e9)) . '.sql';
+			append_to_file($file, $sql);
+			my ($out, $err) = ('', '');
+			my $h = IPC::Run::start(
+				[ 'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', $POOL, '-f', $file ],
+				'>', \$out, '2>', \$err, IPC::Run::timeout(300));
+			push @h, [ $p, $h, \$err ];
+		}
+		foreach my $x (@h)
+		{
+			my ($p, $h, $err) = @$x;
+			$h->finish;
+			my $rc = $h->result(0);
+			my @errors = grep { /ERROR/ } split /\n/, $$err;
+			if ($rc == 0 && !@errors)
+			{
+				delete $todo{$p};
+			}
+			elsif (@errors == 1 && $errors[0] =~ /ERROR:  deadlock detected/ && $round < 6)
+			{
+				$deadlocks++;
+				note("consumer $p: deadlock, replaying its batches: $$err");
+			}
+			else
+			{
+				diag("consumer $p: exit code $rc, $$err");
+				delete $todo{$p};
+				$ok = 0;
+			}
+		}
+	}
+	return $ok;
+}
+
+# What every shard of the partitions' writers must be once offsets [0, $upto)
+# are counted: page|writer|clock|value.
+my @writer = map { $na->safe_psql('app', "SELECT counter_crdt_rack_id('clickstream', 'partition-$_')") } 0 .. 1;
+sub eo_want
+{
+	my ($upto) = @_;
+	my %s;
+	for my $p (0 .. 1)
+	{
+		for my $o (0 .. $upto - 1)
+		{
+			my $k = "$events[$p][$o]|$writer[$p]";
+			$s{$k}{v}++;
+			$s{$k}{c} = $o + 1;
+		}
+	}
+	return join("\n", map { "$_|$s{$_}{c}|$s{$_}{v}" } sort keys %s);
+}
+sub eo_got
+{
+	my ($node) = @_;
+	return $node->safe_psql('app', qq{SELECT r FROM (
+		SELECT page || '|' || s.id || '|' || s.clock || '|' || s.value AS r
+		  FROM page_views, counter_crdt_shards(views) s
+		 WHERE s.id IN ('$writer[0]', '$writer[1]')) x ORDER BY r COLLATE "C"});
+}
+
+my @first0 = batches(0, 40);
+ok(consume(0 => \@first0, 1 => [ batches(0, 40) ]), 'exactly-once: both consumers\' batches through the pooler');
+is(eo_got($na), eo_want(40), 'exactly-once: offsets 0..39 of both partitions counted once on a');
+
+my $before = $mesh->query($na, $mesh->digest_query);
+ok(consume(0 => [ $first0[0] ]), 'exactly-once: the first batch of partition 0 sent again');
+is($mesh->query($na, $mesh->digest_query), $before, 'exactly-once: the batch sent again changed nothing');
+
+ok(consume(0 => [ batches(0, $N) ], 1 => [ batches(25, $N) ]),
+	'exactly-once: both consumers replay from behind what they committed, with other batches');
+my $want_eo = eo_want($N);
+for my $p (0 .. 1)
+{
+	$mesh->{expected}{ $events[$p][$_] } += 1 for 0 .. $N - 1;
+}
+ok($mesh->wait_converged('exactly-once'), 'exactly-once: converged');
+is(eo_got($_), $want_eo, 'exactly-once: every partition\'s shard exact on ' . $_->name) foreach ($na, $nb, $nc);
+$mesh->check_state('exactly-once', [ @PAGES, '/home' ]);
+
+# A batch's step 2 updates its pages in the order of its join, and b and c
+# send those updates back to a in that order (the step 1 updates of pages
+# that step 2 then changes merge to nothing there and are not written): an
+# apply worker of a can deadlock with a consumer that takes its pages in
+# page order.  PostgreSQL stops one of the two: an apply worker starts
+# again and applies the transaction anew, a consumer replays (consume()).
+# Nothing is lost, nothing counted twice: the checks above.
+# Each deadlock of a's log is one of an apply worker (two consumers taking
+# their pages in page order never deadlock).
+note("exactly-once: $deadlocks consumer runs replayed after a deadlock");
+{
+	my $log = slurp_file($na->logfile);
+	my %apply = map { $_ => 1 } $log =~ /\[(\d+)\] LOG:  logical replication apply worker for subscription "[^"]+" has started/g;
+	my @bad;
+	while ($log =~ /ERROR:  deadlock detected\n[^\n]*DETAIL:  Process (\d+) waits for [^\n]*blocked by process (\d+)\./g)
+	{
+		push @bad, "$1 and $2" unless $apply{$1} || $apply{$2};
+	}
+	is("@bad", '', 'every deadlock on a was one of an apply worker');
+}
+
+
+# counter_crdt.node_id through the pooler, as a superuser (pool_admin, the
+# test's, in PgBouncer's userlist too) may set it
+{
+	my $rack9 = $na->safe_psql('app', "SELECT counter_crdt_rack_id('dc1', 'rack9')");
+	$na->safe_psql('app', 'CREATE TABLE pool_scratch (k int PRIMARY KEY, c counter_crdt)');
+	my $x = session($ADMIN);
+	my $y = session($ADMIN);
+	my $q = q{SELECT pg_backend_pid() || ' ' || counter_crdt_node_id();};
+	# SET LOCAL: for its transaction only
+	my ($r1) = say($x, "BEGIN;\nSET LOCAL counter_crdt.node_id = '$rack9';\n"
+		  . "INSERT INTO pool_scratch VALUES (1, NULL::counter_crdt + 1);\n$q\nCOMMIT;");
+	my ($pid1) = split / /, $r1;
+	is($r1, "$pid1 $rack9", 'SET LOCAL counter_crdt.node_id through the pooler: in force in its transaction');
+	my ($r2) = say($y, "INSERT INTO pool_scratch VALUES (2, NULL::counter_crdt + 1);\n$q");
+	is($r2, "$pid1 $rack1", 'the next transaction on that server connection: a\'s id');
+	# SET: stays with the server connection, not with its client
+	my ($r3) = say($x, "SET counter_crdt.node_id = '$rack9';\n$q");
+	my ($pid3) = split / /, $r3;
+	is($r3, "$pid3 $rack9", 'SET counter_crdt.node_id through the pooler');
+	my ($r4) = say($y, "BEGIN;\nINSERT INTO pool_scratch VALUES (3, NULL::counter_crdt + 1);\n$q");
+	is($r4, "$pid3 $rack9", 'another client\'s transaction on that server connection counts under that id');
+	my ($r5) = say($x, "INSERT INTO pool_scratch VALUES (4, NULL::counter_crdt + 1);\n$q");
+	my ($pid5, $id5) = split / /, $r5;
+	isnt($pid5, $pid3, 'the client that set it, while that connection is busy, runs on another');
+	is($id5, $rack1, 'where it counts under a\'s id');
+	say($y, "COMMIT;");
+	is($na->safe_psql('app', q{SELECT string_agg(k || ' ' || s.id, ',' ORDER BY k) FROM pool_scratch, counter_crdt_shards(c) s}),
+		"1 $rack9,2 $rack1,3 $rack9,4 $rack1", 'the writers of the four increments');
+	say($y, "RESET counter_crdt.node_id;");
+	end_session($x);
+	end_session($y);
+}
+
+# pgbench -M prepared.  Its clients all name their statements alike (P_0,
+# P_1, ...), and a client prepares each once, on the server connection its
+# first transaction runs on.  Alone, a client keeps getting the connection it
+# used last, and runs; but with other clients, a client's transaction runs on
+# a connection where another client prepared its statements (already
+# exists) or where no client did (does not exist).  Made certain here: the
+# lone client leaves its statements on the connection the pool gives first.
+SKIP:
+{
+	skip "PgBouncer $bversion may carry named prepared statements", 5 unless $old_prepared;
+	my $count0 = $na->safe_psql('app', 'SELECT count(*) FROM pool_log');
+	my ($rc1, $out1, $err1) = pgbench(50, 'prepared', 1);
+	is($rc1, 0, 'pgbench -M prepared, one client alone through the pooler: runs') or diag($err1);
+	like($out1, qr/number of transactions actually processed: 50\/50/, '... all 50 transactions');
+	my ($rc, $out, $err) = pgbench(200, 'prepared');
+	my $count1 = $na->safe_psql('app', 'SELECT count(*) FROM pool_log');
+	isnt($rc, 0, 'pgbench -M prepared, 8 clients through the pooler: fails');
+	like($err, qr/ERROR:  prepared statement "P_0" already exists/,
+		'... a client prepares its statements where the lone client did');
+	note('pgbench -M prepared: ' . join("\n", grep { /ERROR/ } split /\n/, $err));
+	note("pgbench -M prepared: " . ($count1 - $count0 - 50) . " of 1600 transactions committed before the clients stopped");
+	ok($count1 - $count0 - 50 < 1600, 'not every transaction of pgbench -M prepared committed');
+	# what did commit is in pool_log: the totals stay exact
+	my %p = map { split /\|/ } split /\n/, $na->safe_psql('app', $log_q);
+	$mesh->{expected}{$_} += $p{$_} - ($pooled{$_} // 0) foreach keys %p;
+}
+
+# A subscription whose connection goes through PgBouncer
+SKIP:
+{
+	skip "PgBouncer $bversion may carry replication connections", 2 unless $old_replication;
+	my ($rc, $out, $err) = $nb->psql('app',
+		"CREATE SUBSCRIPTION page_views_b_via_pool CONNECTION '$POOL' PUBLICATION page_views_pub WITH (copy_data = false)");
+	isnt($rc, 0, 'CREATE SUBSCRIPTION connecting through the pooler fails');
+	note("CREATE SUBSCRIPTION through the pooler: $err");
+	like($err, qr/ERROR:  could not connect to the publisher: .*unsupported startup parameter: replication/s,
+		'PgBouncer refuses the replication connection') or diag($err);
+}
+
+# ALTER ROLE ... SET counter_crdt.node_id: sessions that start after it
+{
+	my $rack8 = $na->safe_psql('app', "SELECT counter_crdt_rack_id('dc1', 'rack8')");
+	$na->safe_psql('app', "LOAD 'counter_crdt';\n"
+		  . "ALTER ROLE app_user IN DATABASE app SET counter_crdt.node_id = '$rack8';");
+	my ($out, $err) = ('', '');
+	IPC::Run::run([ 'psql', '-X', '-A', '-t', '-d',
+			"host=$host port=" . $na->port . ' dbname=app user=app_user password=change-this-too',
+			'-c', 'SELECT counter_crdt_node_id()' ], '>', \$out, '2>', \$err);
+	chomp $out;
+	is($out, $rack8, 'ALTER ROLE app_user SET counter_crdt.node_id: a new session of app_user (no superuser) has it')
+	  or diag($err);
+	my (undef, $pooled_id) = pooled_psql('SELECT counter_crdt_node_id()');
+	is($pooled_id, $rack1, 'through the pooler, on a server connection opened before: a\'s id still');
+	$na->safe_psql('app', 'ALTER ROLE app_user IN DATABASE app RESET counter_crdt.node_id');
+}
+
+ok($mesh->wait_converged('end'), 'end: converged');
+$mesh->check_state('end', [ @PAGES, '/home' ]);
+$mesh->check_logs('end',
+	qr/relation "batch" (already exists|does not exist)|prepared statement "P_\d+"|deadlock detected|current transaction is aborted|unexpected EOF on client connection/);
+
+$bouncer->signal('TERM');
+$bouncer->finish;
+undef $bouncer;
+done_testing();
