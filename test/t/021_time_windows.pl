@@ -14,7 +14,8 @@
 #  - a ahead of the others (premake raised, maintenance run): a's increment
 #    of a bucket that b and c have no partition for stops their apply, with
 #    the trigger's error, until their maintenance makes it;
-#  - the maintenance block on all three while all three increment: exact
+#  - the maintenance block on all three, three times (each time making a
+#    partition), while all three increment: exact
 #    totals per key and bucket everywhere, the dropped buckets' partitions
 #    and rows gone everywhere, the same partitions everywhere, every
 #    partition with the merge trigger as REPLICA and the truncate guard,
@@ -96,7 +97,7 @@ my %min = (
 	keep3 => $H + 60,
 	keep4 => $H + 3600 + 2 * 60,
 	fut => $H + 6 * 3600 + 3 * 60,       # beyond premake 4, made with premake 6
-	late => $H + 30 * 3600 + 3 * 60,     # made by no one
+	late => $H + 30 * 3600 + 3 * 60,     # made by no one (premake 9 at most)
 );
 my @keys = qw(k1 k2 k3);
 my %exp;    # "key@minute" => total
@@ -303,15 +304,22 @@ my @offsets = map { -s $node{$_}->logfile } qw(b c);
 # 4. the maintenance block on all three while all three increment
 {
 	my @minutes = qw(keep1 keep2 keep3 keep4);
-	my @runs = map { start_load($_, 1500, \@keys, \@minutes) } @names;
+	my @runs = map { start_load($_, 4000, \@keys, \@minutes) } @names;
 	usleep(300_000);
 	$q->($_, q{UPDATE partman.part_config SET premake = 6 WHERE parent_table = 'public.hits'})
 	  foreach qw(b c);
-	foreach my $s (qw(b c a))
+	# three rounds, each making a partition on every server
+	foreach my $premake (6, 7, 8)
 	{
-		my $t0 = time();
-		readme_run($node{$s}, 'app', 'time-windows/maintenance');
-		note(sprintf('the maintenance block on %s took %.2fs while the clients incremented', $s, time() - $t0));
+		$q->($_, qq{UPDATE partman.part_config SET premake = $premake WHERE parent_table = 'public.hits'})
+		  foreach @names;
+		foreach my $s (qw(b c a))
+		{
+			my $t0 = time();
+			readme_run($node{$s}, 'app', 'time-windows/maintenance');
+			note(sprintf('the maintenance block on %s (premake %d) took %.2fs while the clients incremented',
+					$s, $premake, time() - $t0));
+		}
 	}
 	my $running = grep { $_->[0]->pumpable } @runs;
 	ok($running > 0, "the maintenance ran while increments ran ($running of 3 clients still running)");
@@ -339,10 +347,10 @@ my @offsets = map { -s $node{$_}->logfile } qw(b c);
 # and health says so until the recipe's block runs
 {
 	my %before = map { ($_ => 1) } split /,/, partitions('a');
-	$q->('a', q{UPDATE partman.part_config SET premake = 7 WHERE parent_table = 'public.hits';
+	$q->('a', q{UPDATE partman.part_config SET premake = 9 WHERE parent_table = 'public.hits';
 	            SELECT partman.run_maintenance('public.hits')});
 	my @new = grep { !$before{$_} } split /,/, partitions('a');
-	is(scalar(@new), 1, 'run_maintenance() with premake 7 makes one partition: ' . "@new");
+	is(scalar(@new), 1, 'run_maintenance() with premake 9 makes one partition: ' . "@new");
 	is(health('a'),
 		join("\n", map {
 			"truncate_not_refused A TRUNCATE of partition $_ is not refused on this server: "
@@ -351,7 +359,7 @@ my @offsets = map { -s $node{$_}->logfile } qw(b c);
 		'health reports the partition that run_maintenance() alone made');
 	readme_run($node{a}, 'app', 'time-windows/maintenance');
 	is(health('a'), '', 'the maintenance block gives it the guard');
-	check_partition_triggers('a', 'premake 7');
+	check_partition_triggers('a', 'premake 9');
 
 	my $part = $q->('a', qq{SELECT 'hits_p' || to_char(to_timestamp($H), 'YYYY_MM_DD_HH24MI')});
 	my ($rc, $out, $err) = $node{a}->psql('app', "TRUNCATE $part");
