@@ -1,0 +1,396 @@
+# The time-window recipe of doc/time-windows.md, run as written with the real
+# pg_partman on three servers a, b and c that replicate to each other as
+# doc/replication.md says (test/t/ReadmeMesh.pm: only host names, ports, the
+# example network, and in the increment and rate blocks the key and the
+# minute are substituted):
+#
+#  - increments on all three into buckets of six hours (two of which are
+#    past the retention), then exact totals per key and bucket everywhere;
+#  - the maintenance block on c alone: c's old buckets gone; then on a an
+#    increment of an existing row (an UPDATE) and a new key (an INSERT) in
+#    buckets c dropped: b counts them, c skips them, c's default partition
+#    stays empty and c's subscription goes on; with the default partition
+#    detached, c's apply stops at such a new key until it is back;
+#  - a ahead of the others (premake raised, maintenance run): a's increment
+#    of a bucket that b and c have no partition for stops their apply, with
+#    the trigger's error, until their maintenance makes it;
+#  - the maintenance block on all three, three times (each time making a
+#    partition), while all three increment: exact
+#    totals per key and bucket everywhere, the dropped buckets' partitions
+#    and rows gone everywhere, the same partitions everywhere, every
+#    partition with the merge trigger as REPLICA and the truncate guard,
+#    nothing in the default partitions, counter_crdt_health() empty;
+#  - run_maintenance() alone makes a partition that health reports
+#    (truncate_not_refused, naming it) until the recipe's block has run; a
+#    TRUNCATE of a partition pg_partman made is refused; local increments of
+#    a bucket without a partition are refused; the rate block sums the last
+#    ten minutes.
+#
+# Skipped only when pg_partman is not installed for this PostgreSQL.
+use strict;
+use warnings;
+
+use PostgreSQL::Test::Utils;
+BEGIN { $PostgreSQL::Test::Utils::use_unix_sockets = 0; }
+use PostgreSQL::Test::Cluster;
+use Test::More;
+use Time::HiRes qw(time usleep);
+use FindBin;
+use lib $FindBin::RealBin;
+use CounterCrdtSQL;
+use ReadmeMesh;
+use ReadmeRecipe;
+
+{
+	my $probe = PostgreSQL::Test::Cluster->new('probe');
+	my $share = $probe->config_data('--sharedir');
+	plan skip_all => "pg_partman is not installed for this PostgreSQL ($share/extension/pg_partman.control; "
+	  . "Debian: apt-get install postgresql-15-partman)"
+	  unless -e "$share/extension/pg_partman.control";
+}
+
+srand(21);
+
+# The buckets are whole minutes around the current hour: if the hour ends
+# within the next three minutes, start in the next one, so that every
+# server's maintenance sees the same hour.
+{
+	my $left = 3600 - (time() % 3600);
+	if ($left < 180)
+	{
+		note("waiting ${left}s for the next hour");
+		sleep($left + 2);
+	}
+}
+
+my %node = map { ($_ => readme_node($_)) } qw(a b c);
+my @names = qw(a b c);
+foreach my $s (@names)
+{
+	readme_run($node{$s}, 'postgres', 'replication/setup');
+	readme_run($node{$s}, 'app', "replication/writer-id-$s");
+	readme_run($node{$s}, 'app', 'time-windows/setup');
+}
+foreach my $s (@names)
+{
+	readme_run($node{$s}, 'app', "time-windows/subscribe-$s", grep { $_ ne $s } @names);
+}
+foreach my $s (@names)
+{
+	ok( $node{$s}->poll_query_until('app', q{
+		SELECT count(*) = 2 FROM pg_subscription s
+		 WHERE s.subname LIKE 'hits_%'
+		   AND EXISTS (SELECT FROM pg_stat_subscription w
+		                WHERE w.subid = s.oid AND w.relid IS NULL AND w.pid IS NOT NULL)}),
+		"$s: both hits subscriptions run");
+}
+
+my $q = sub { my ($s, $sql) = @_; return $node{$s}->safe_psql('app', $sql); };
+
+# the hour the test counts around, and its minutes (epoch seconds)
+my $H = $q->('a', q{SELECT extract(epoch FROM date_trunc('hour', now()))::bigint});
+my %min = (
+	old1 => $H - 4 * 3600 + 5 * 60,      # partition H-4h: dropped
+	old2 => $H - 3 * 3600 + 30 * 60,     # partition H-3h: dropped
+	keep1 => $H - 2 * 3600 + 10 * 60,    # H-2h: kept (ends 1 h ago)
+	keep2 => $H - 60,                    # H-1h, its last minute
+	keep3 => $H + 60,
+	keep4 => $H + 3600 + 2 * 60,
+	fut => $H + 6 * 3600 + 3 * 60,       # beyond premake 4, made with premake 6
+	late => $H + 30 * 3600 + 3 * 60,     # made by no one (premake 9 at most)
+);
+my @keys = qw(k1 k2 k3);
+my %exp;    # "key@minute" => total
+
+# the increment block for a key and minute
+sub increment_sql
+{
+	my ($key, $m) = @_;
+	return recipe('time-windows/increment',
+		{ "'client-42'" => "'$key'", "date_trunc('minute', now())" => "to_timestamp($m)" });
+}
+
+# a background client on $s of $n increments over @$keys x @$minutes
+sub start_load
+{
+	my ($s, $n, $keys, $minutes) = @_;
+	my (@sql, @meta);
+	for (1 .. $n)
+	{
+		my $k = $keys->[ int(rand(@$keys)) ];
+		my $m = $min{ $minutes->[ int(rand(@$minutes)) ] };
+		push @sql, increment_sql($k, $m);
+		push @meta, "$k\@$m";
+	}
+	my $file = $node{$s}->basedir . '/load_' . int(rand(1e9)) . '.sql';
+	my ($h, $out, $err) = start_script($node{$s}, $file, join('', @sql), 'app');
+	return [ $h, $out, $err, \@meta, $s ];
+}
+
+# waits for the clients; every increment must have been acknowledged
+sub finish_load
+{
+	foreach my $r (@_)
+	{
+		my ($h, $out, $err, $meta, $s) = @$r;
+		$h->finish;
+		my $tags = () = $$out =~ /^INSERT 0 1$/mg;
+		is($tags, scalar(@$meta), "$s: every increment acknowledged")
+		  or diag($$err);
+		$exp{$_}++ foreach @$meta;
+	}
+}
+
+my $state_q = q{SELECT coalesce(string_agg(key || '@' || extract(epoch FROM minute)::bigint || '=' || n::bigint,
+                                   ',' ORDER BY key, minute), '') FROM hits};
+
+# the expected state, without the buckets of @$gone
+sub expected
+{
+	my (@gone) = @_;
+	my %skip = map { ($min{$_} => 1) } @gone;
+	return join(',',
+		map { "$_=$exp{$_}" }
+		grep { my ($m) = /\@(\d+)$/; !$skip{$m} }
+		sort { my ($ka, $ma) = split /\@/, $a; my ($kb, $mb) = split /\@/, $b; $ka cmp $kb || $ma <=> $mb }
+		keys %exp);
+}
+
+# polls until $s's hits is $want
+sub wait_state
+{
+	my ($s, $want, $label) = @_;
+	my $deadline = time() + 60;
+	my $got;
+	while (1)
+	{
+		$got = $q->($s, $state_q);
+		last if $got eq $want || time() > $deadline;
+		usleep(200_000);
+	}
+	is($got, $want, "$label: $s has the exact total of every key and bucket");
+}
+
+# the partitions of hits on $s, by name
+sub partitions
+{
+	my ($s) = @_;
+	return $q->($s, q{SELECT string_agg(c.relname, ',' ORDER BY c.relname)
+	                    FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+	                   WHERE i.inhparent = 'hits'::regclass});
+}
+
+# pg_partman's names for the hourly partitions $from..$to hours from H
+sub partition_names
+{
+	my ($from, $to) = @_;
+	return $q->('a', qq{SELECT string_agg(x, ',' ORDER BY x) FROM (
+	    SELECT 'hits_p' || to_char(to_timestamp($H) + g * interval '1 hour', 'YYYY_MM_DD_HH24MI') AS x
+	      FROM generate_series($from, $to) g
+	    UNION ALL SELECT 'hits_default') p});
+}
+
+# the partitions of $s are those of $from hours from H on, at least up to
+# $to hours (pg_partman makes premake partitions ahead of the newer of now
+# and the newest row)
+sub check_partitions
+{
+	my ($s, $from, $to, $label) = @_;
+	my $want = partition_names($from, $to);
+	my @got = split /,/, partitions($s);
+	my %got = map { ($_ => 1) } @got;
+	my @missing = grep { !$got{$_} } split /,/, $want;
+	my $first = $q->('a', qq{SELECT 'hits_p' || to_char(to_timestamp($H) + $from * interval '1 hour', 'YYYY_MM_DD_HH24MI')});
+	my @older = grep { $_ ne 'hits_default' && $_ lt $first } @got;
+	is("@missing", '', "$label: $s has the partitions of H${from}h to H+${to}h and the default");
+	is("@older", '', "$label: $s has no partition older than H${from}h");
+}
+
+# every partition has the merge trigger as REPLICA and the truncate guard
+sub check_partition_triggers
+{
+	my ($s, $label) = @_;
+	is( $q->($s, q{
+		SELECT count(*) FILTER (WHERE NOT EXISTS (SELECT FROM pg_trigger t WHERE t.tgrelid = i.inhrelid
+		                          AND t.tgname = 'counter_crdt_replica_merge' AND t.tgenabled = 'R'))
+		       || '/' ||
+		       count(*) FILTER (WHERE NOT EXISTS (SELECT FROM pg_trigger t WHERE t.tgrelid = i.inhrelid
+		                          AND t.tgname = 'counter_crdt_truncate_guard' AND t.tgenabled = 'O'))
+		  FROM pg_inherits i WHERE i.inhparent = 'hits'::regclass}),
+		'0/0', "$label: on $s every partition has the merge trigger as REPLICA and the truncate guard");
+}
+
+sub health { return $q->($_[0], q{SELECT coalesce(string_agg("check" || ' ' || problem, E'\n'), '') FROM counter_crdt_health()}); }
+
+# 0. as set up: the partitions of 4 hours back and ahead, the triggers
+foreach my $s (@names)
+{
+	is(partitions($s), partition_names(-4, 4), "setup: $s has the partitions of H-4h to H+4h and the default");
+	check_partition_triggers($s, 'setup');
+	is(health($s), '', "setup: counter_crdt_health() on $s reports nothing");
+}
+
+# 1. increments on all three into six buckets, two of them past the retention
+{
+	my @minutes = qw(old1 old2 keep1 keep2 keep3 keep4);
+	my @runs = map { start_load($_, 200, \@keys, \@minutes) } @names;
+	finish_load(@runs);
+	wait_state($_, expected(), 'concurrent increments') foreach @names;
+}
+
+# 2. c drops its old buckets first; a increments them (an existing row: an
+# UPDATE; a new key: an INSERT), then a bucket c keeps
+{
+	readme_run($node{c}, 'app', 'time-windows/maintenance');
+	check_partitions('c', -2, 4, 'maintenance on c');
+	is($q->('c', "SELECT count(*) FROM hits WHERE minute < to_timestamp($H) - interval '2 hours'"),
+		'0', 'c has no rows of the dropped buckets');
+	check_partitions('a', -4, 4, 'no maintenance on a');
+
+	$q->('a', increment_sql('k1', $min{old2}));
+	$q->('a', increment_sql('k9', $min{old1}));
+	$q->('a', increment_sql('k1', $min{keep3}));
+	$exp{"k1\@$min{old2}"}++;
+	$exp{"k9\@$min{old1}"}++;
+	$exp{"k1\@$min{keep3}"}++;
+	wait_state('b', expected(), 'increments of buckets c dropped');
+	wait_state('c', expected(qw(old1 old2)), 'increments of buckets c dropped, after a bucket c keeps');
+	is($q->('c', 'SELECT count(*) FROM hits_default'), '0', "c's default partition stays empty");
+	is(health('c'), '', 'counter_crdt_health() on c reports nothing');
+
+	# without a default partition, the same new key stops c's apply
+	$q->('c', 'ALTER TABLE hits DETACH PARTITION hits_default');
+	my $offset = -s $node{c}->logfile;
+	$q->('a', increment_sql('k8', $min{old1}));
+	$q->('a', increment_sql('k3', $min{keep3}));
+	$exp{"k8\@$min{old1}"}++;
+	$exp{"k3\@$min{keep3}"}++;
+	ok($node{c}->wait_for_log(qr/ERROR:  no partition of relation "hits" found for row/, $offset),
+		'without hits_default, c cannot apply a new key of a bucket it dropped');
+	wait_state('b', expected(), 'a new key in a bucket c dropped');
+	usleep(500_000);
+	is($q->('c', "SELECT n::bigint FROM hits WHERE key = 'k3' AND minute = to_timestamp($min{keep3})"),
+		$exp{"k3\@$min{keep3}"} - 1, "c's apply from a waits at that row");
+	$q->('c', 'ALTER TABLE hits ATTACH PARTITION hits_default DEFAULT');
+	wait_state('c', expected(qw(old1 old2)), 'hits_default attached again');
+	is($q->('c', 'SELECT count(*) FROM hits_default'), '0', "c's default partition is still empty");
+}
+
+# 3. a ahead: it makes the partitions up to H+6h and counts into H+6h; b and
+# c refuse the row until their maintenance makes the partition
+my @offsets = map { -s $node{$_}->logfile } qw(b c);
+{
+	$q->('a', q{UPDATE partman.part_config SET premake = 6 WHERE parent_table = 'public.hits'});
+	readme_run($node{a}, 'app', 'time-windows/maintenance');
+	check_partitions('a', -2, 6, 'maintenance on a with premake 6');
+	$q->('a', increment_sql('k1', $min{fut}));
+	$q->('a', increment_sql('k2', $min{keep3}));
+	$exp{"k1\@$min{fut}"}++;
+	$exp{"k2\@$min{keep3}"}++;
+	foreach my $i (0, 1)
+	{
+		my $s = (qw(b c))[$i];
+		ok( $node{$s}->wait_for_log(qr/ERROR:  hits has no partition for minute .*HINT:  Run the maintenance of hits/s,
+				$offsets[$i]),
+			"$s refuses the row of a bucket it has no partition for yet");
+	}
+	usleep(500_000);
+	is($q->('b', "SELECT count(*) FROM hits WHERE minute >= to_timestamp($H + 6 * 3600)"),
+		'0', 'b has not counted it');
+	my $k2 = $q->('b', "SELECT n::bigint FROM hits WHERE key = 'k2' AND minute = to_timestamp($min{keep3})");
+	is($k2, $exp{"k2\@$min{keep3}"} - 1, "b's apply from a waits at that row: a's next increment is not there");
+}
+
+# 4. the maintenance block on all three while all three increment
+{
+	my @minutes = qw(keep1 keep2 keep3 keep4);
+	my @runs = map { start_load($_, 4000, \@keys, \@minutes) } @names;
+	usleep(300_000);
+	$q->($_, q{UPDATE partman.part_config SET premake = 6 WHERE parent_table = 'public.hits'})
+	  foreach qw(b c);
+	# three rounds, each making a partition on every server
+	foreach my $premake (6, 7, 8)
+	{
+		$q->($_, qq{UPDATE partman.part_config SET premake = $premake WHERE parent_table = 'public.hits'})
+		  foreach @names;
+		foreach my $s (qw(b c a))
+		{
+			my $t0 = time();
+			readme_run($node{$s}, 'app', 'time-windows/maintenance');
+			note(sprintf('the maintenance block on %s (premake %d) took %.2fs while the clients incremented',
+					$s, $premake, time() - $t0));
+		}
+	}
+	my $running = grep { $_->[0]->pumpable } @runs;
+	ok($running > 0, "the maintenance ran while increments ran ($running of 3 clients still running)");
+	finish_load(@runs);
+	foreach my $s (@names)
+	{
+		wait_state($s, expected(qw(old1 old2)), 'increments during maintenance');
+		check_partitions($s, -2, 6, 'after maintenance everywhere');
+		is(partitions($s), partitions('a'), "$s has the same partitions as a") if $s ne 'a';
+		is($q->($s, "SELECT count(*) FROM hits WHERE minute < to_timestamp($H) - interval '2 hours'"),
+			'0', "$s has no rows of the dropped buckets");
+		is( $q->($s, qq{SELECT count(*) FROM pg_class
+		                 WHERE relname IN ('hits_p' || to_char(to_timestamp($H) - interval '4 hours', 'YYYY_MM_DD_HH24MI'),
+		                                   'hits_p' || to_char(to_timestamp($H) - interval '3 hours', 'YYYY_MM_DD_HH24MI'))}),
+			'0', "$s: the tables of the dropped buckets are gone, not only detached");
+		is($q->($s, 'SELECT count(*) FROM hits_default'), '0', "$s: nothing in the default partition");
+		check_partition_triggers($s, 'after maintenance');
+		is(health($s), '', "after maintenance: counter_crdt_health() on $s reports nothing");
+		is( $q->($s, q{SELECT count(*) FROM partman.check_default()}),
+			'0', "$s: partman.check_default() finds nothing");
+	}
+}
+
+# 5. run_maintenance() alone: the new partition lacks the truncate guard,
+# and health says so until the recipe's block runs
+{
+	my %before = map { ($_ => 1) } split /,/, partitions('a');
+	$q->('a', q{UPDATE partman.part_config SET premake = 9 WHERE parent_table = 'public.hits';
+	            SELECT partman.run_maintenance('public.hits')});
+	my @new = grep { !$before{$_} } split /,/, partitions('a');
+	is(scalar(@new), 1, 'run_maintenance() with premake 9 makes one partition: ' . "@new");
+	is(health('a'),
+		join("\n", map {
+			"truncate_not_refused A TRUNCATE of partition $_ is not refused on this server: "
+			  . "it would drop this server's shards, and the increments made after it would be lost against the other servers' copies."
+		} @new),
+		'health reports the partition that run_maintenance() alone made');
+	readme_run($node{a}, 'app', 'time-windows/maintenance');
+	is(health('a'), '', 'the maintenance block gives it the guard');
+	check_partition_triggers('a', 'premake 9');
+
+	my $part = $q->('a', qq{SELECT 'hits_p' || to_char(to_timestamp($H), 'YYYY_MM_DD_HH24MI')});
+	my ($rc, $out, $err) = $node{a}->psql('app', "TRUNCATE $part");
+	like($err, qr/ERROR:  cannot truncate table "\Q$part\E": its counters are merged across servers/,
+		"TRUNCATE of partition $part, made by pg_partman, is refused");
+	($rc, $out, $err) = $node{a}->psql('app', increment_sql('k1', $min{old1}));
+	like($err, qr/ERROR:  minute .* of hits is past its retention/, 'a local increment of a dropped bucket is refused');
+	($rc, $out, $err) = $node{a}->psql('app', increment_sql('k1', $min{late}));
+	like($err, qr/ERROR:  hits has no partition for minute/, 'a local increment of a bucket not made yet is refused');
+}
+
+# 6. the rate block: the last ten minutes before keep3 are keep2 and keep3
+foreach my $s (@names)
+{
+	foreach my $k (@keys)
+	{
+		my $want = ($exp{"$k\@$min{keep2}"} // 0) + ($exp{"$k\@$min{keep3}"} // 0);
+		my $got = $q->($s, recipe('time-windows/rate',
+			{ "'client-42'" => "'$k'", "date_trunc('minute', now())" => "to_timestamp($min{keep3})" }));
+		is($got, $want, "rate on $s for $k: the sum of its last ten minutes");
+	}
+}
+is($q->('a', recipe('time-windows/rate', {})), '0', 'rate of a key without increments is 0');
+
+# no error in the servers' logs but those the test caused
+foreach my $s (@names)
+{
+	my @errors = grep {
+		!/ERROR:  (hits has no partition for minute|no partition of relation "hits" found for row|minute .* of hits is past its retention|cannot truncate table)/
+	} grep { /ERROR:/ } split /\n/, slurp_file($node{$s}->logfile);
+	is(join("\n", @errors), '', "no other errors in the log of $s");
+}
+
+done_testing();
