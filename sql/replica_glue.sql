@@ -299,6 +299,29 @@ RESET client_min_messages;
 SELECT "check", object, problem FROM counter_crdt_health();
 SELECT counter_crdt_enable_replica_merge('g_p');
 SELECT "check", object FROM counter_crdt_health();
+-- A partition's clone of the merge, delete or key guard trigger changed
+-- alone (the table's own trigger is right): health names the partition,
+-- the set-up function enables each clone again, and a second call has
+-- nothing left to do.  Each kind on another partition, so that a check
+-- dropped for one of them leaves its row out.
+SET ROLE regress_glue_user;
+ALTER TABLE g_p1 DISABLE TRIGGER counter_crdt_replica_merge;
+ALTER TABLE g_p2 ENABLE TRIGGER counter_crdt_replica_merge;
+ALTER TABLE g_p2 DISABLE TRIGGER counter_crdt_delete_as_tombstone;
+ALTER TABLE g_p3 DISABLE TRIGGER counter_crdt_key_guard;
+SELECT "check", object, problem FROM counter_crdt_health() ORDER BY 1, 3;
+SELECT counter_crdt_enable_replica_merge('g_p');
+SELECT "check", object FROM counter_crdt_health();
+SELECT counter_crdt_enable_replica_merge('g_p');
+SELECT tgrelid::regclass, tgname, tgenabled FROM pg_trigger
+ WHERE tgrelid IN ('g_p1'::regclass, 'g_p2'::regclass, 'g_p3'::regclass)
+   AND tgname IN ('counter_crdt_replica_merge', 'counter_crdt_delete_as_tombstone', 'counter_crdt_key_guard')
+ ORDER BY 1, 2;
+-- ALWAYS is not REPLICA either.
+ALTER TABLE g_p3 ENABLE ALWAYS TRIGGER counter_crdt_replica_merge;
+SELECT "check", object, problem FROM counter_crdt_health();
+SELECT counter_crdt_enable_replica_merge('g_p');
+RESET ROLE;
 DROP PUBLICATION g_pub;
 -- A local DELETE in a partition still makes tombstones.
 SET ROLE regress_glue_user;

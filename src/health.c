@@ -231,6 +231,66 @@ cc_health_origin_none(CcHealth *h, Relation rel, const char *object)
 }
 #endif
 
+/*
+ * The clones of the merge, delete and key guard triggers on each partition
+ * of a partitioned table, where the table's own trigger is right: a clone
+ * can be disabled alone (ALTER TABLE partition DISABLE TRIGGER), and then
+ * that partition's rows overwrite, delete or change keys as the table's
+ * rows would without the trigger.
+ */
+static void
+cc_health_partitions(CcHealth *h, const CcExtension *ext, Relation rel,
+					 const char *object, const CcTriggers *trg)
+{
+	List	   *parts = find_all_inheritors(RelationGetRelid(rel), AccessShareLock, NULL);
+	ListCell   *lc;
+	bool		merge_ok = trg->merge != NULL && trg->merge->tgenabled == TRIGGER_FIRES_ON_REPLICA;
+	bool		delete_ok = trg->delete != NULL && cc_fires_locally(trg->delete);
+	bool		guard_ok = OidIsValid(ext->guard_fn) && trg->key_guard != NULL &&
+		cc_fires_locally(trg->key_guard);
+
+	foreach(lc, parts)
+	{
+		Oid			relid = lfirst_oid(lc);
+		Relation	r;
+		CcTriggers	t;
+		char	   *part;
+
+		if (relid == RelationGetRelid(rel))
+			continue;
+		r = table_open(relid, NoLock);
+		cc_find_triggers(r, ext, &t);
+		part = DatumGetCString(DirectFunctionCall1(regclassout, ObjectIdGetDatum(relid)));
+		if (merge_ok && (t.merge == NULL || t.merge->tgenabled != TRIGGER_FIRES_ON_REPLICA))
+			cc_health_row(h, t.merge == NULL ? "merge_trigger_missing" : "merge_trigger_not_replica", object,
+						  psprintf("The clone of trigger \"%s\" on partition %s of table %s %s: %s.",
+								   trg->merge->tgname, part, object,
+								   t.merge == NULL ? "is missing" :
+								   t.merge->tgenabled == TRIGGER_DISABLED ? "is disabled" :
+								   t.merge->tgenabled == TRIGGER_FIRES_ALWAYS ? "is enabled ALWAYS, not as REPLICA" :
+								   "is enabled as an ordinary trigger, not as REPLICA",
+								   t.merge != NULL && t.merge->tgenabled == TRIGGER_FIRES_ALWAYS ?
+								   "it also fires for local writes of that partition" :
+								   "applied rows of that partition overwrite its counters, and increments are lost"),
+						  cc_enable_hint(object));
+		if (delete_ok && (t.delete == NULL || !cc_fires_locally(t.delete)))
+			cc_health_row(h, "delete_trigger_missing", object,
+						  psprintf("The clone of trigger \"%s\" on partition %s of table %s does not fire for local deletes: "
+								   "a DELETE of that partition's rows is a plain delete, which increments made elsewhere undo.",
+								   trg->delete->tgname, part, object),
+						  cc_enable_hint(object));
+		if (guard_ok && (t.key_guard == NULL || !cc_fires_locally(t.key_guard)))
+			cc_health_row(h, "key_update_not_refused", object,
+						  psprintf("An UPDATE of the primary key in partition %s of table %s is not refused on this server "
+								   "(the partition's clone of trigger \"%s\" does not fire for local statements): "
+								   "every server that applies it would stop replicating with an error, "
+								   "and an UPDATE that moves a row to another partition would delete its counters.",
+								   part, object, trg->key_guard->tgname),
+						  cc_enable_hint(object));
+		table_close(r, NoLock);
+	}
+}
+
 /* The checks of one table in a publication or a subscription. */
 static void
 cc_health_table(CcHealth *h, const CcExtension *ext, Oid relid)
@@ -275,6 +335,9 @@ cc_health_table(CcHealth *h, const CcExtension *ext, Oid relid)
 							   "has no counter_crdt_delete_as_tombstone() trigger" :
 							   psprintf("its trigger \"%s\" does not fire for local deletes", trg.delete->tgname)),
 					  cc_enable_hint(object));
+
+	if (rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)
+		cc_health_partitions(h, ext, rel, object, &trg);
 
 	problems = cc_table_check(rel, ext->counter_type, &info);
 	foreach(lc, problems)

@@ -270,7 +270,7 @@ cc_truncate_guard_commands(Relation rel, const char *fn, const CcTriggers *trg,
  * statements): BEFORE UPDATE OF the primary key columns (of any column on a
  * partitioned table: cc_guard_notes_moves()), FOR EACH ROW, and
  * AFTER UPDATE FOR EACH ROW WHEN the key differs, both of which partitions
- * inherit (a clone disabled on a partition is enabled again); and BEFORE
+ * inherit (a clone of either disabled on a partition is enabled again); and BEFORE
  * TRUNCATE, on the table and on each of its partitions (TRUNCATE of a
  * partition fires only the partition's triggers).  A key guard that no longer
  * covers the whole primary key is made again.
@@ -284,11 +284,13 @@ cc_guard_commands(Relation rel, const CcExtension *ext, const CcTableInfo *info,
 	char	   *fn = quote_qualified_identifier(get_namespace_name(ext->nsp),
 												"counter_crdt_local_guard");
 	List	   *cmds = NIL;
+	bool		make_guard;
 	bool		make_check;
 	bool		partitioned = (rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE);
 
-	if (trg->key_guard == NULL || !cc_guard_covers_key(trg->key_guard, info->pkey) ||
-		!cc_guard_notes_moves(rel, trg->key_guard))
+	make_guard = (trg->key_guard == NULL || !cc_guard_covers_key(trg->key_guard, info->pkey) ||
+				  !cc_guard_notes_moves(rel, trg->key_guard));
+	if (make_guard)
 	{
 		if (trg->key_guard != NULL)
 			cmds = lappend(cmds, psprintf("DROP TRIGGER %s ON %s",
@@ -334,6 +336,11 @@ cc_guard_commands(Relation rel, const CcExtension *ext, const CcTableInfo *info,
 				continue;
 			prel = table_open(part, NoLock);
 			cc_find_triggers(prel, ext, &ptrg);
+			if (!make_guard && ptrg.key_guard != NULL && !cc_fires_locally(ptrg.key_guard))
+				cmds = lappend(cmds, psprintf("ALTER TABLE %s ENABLE TRIGGER %s",
+											  quote_qualified_identifier(get_namespace_name(RelationGetNamespace(prel)),
+																		 RelationGetRelationName(prel)),
+											  quote_identifier(ptrg.key_guard->tgname)));
 			if (!make_check && ptrg.key_check != NULL && !cc_fires_locally(ptrg.key_check))
 				cmds = lappend(cmds, psprintf("ALTER TABLE %s ENABLE TRIGGER %s",
 											  quote_qualified_identifier(get_namespace_name(RelationGetNamespace(prel)),
@@ -342,6 +349,54 @@ cc_guard_commands(Relation rel, const CcExtension *ext, const CcTableInfo *info,
 			cmds = cc_truncate_guard_commands(prel, fn, &ptrg, cmds);
 			table_close(prel, NoLock);
 		}
+	}
+	return cmds;
+}
+
+/*
+ * The commands that enable again the clones of the merge and delete
+ * triggers that a partition disabled alone (ALTER TABLE partition DISABLE
+ * TRIGGER, or ENABLE TRIGGER where REPLICA is right): the table's own
+ * trigger fires as it must, so nothing else would.
+ */
+static List *
+cc_partition_trigger_commands(Relation rel, const CcExtension *ext)
+{
+	List	   *parts = find_all_inheritors(RelationGetRelid(rel), ShareRowExclusiveLock, NULL);
+	List	   *cmds = NIL;
+	ListCell   *lc;
+
+	foreach(lc, parts)
+	{
+		Oid			part = lfirst_oid(lc);
+		Relation	prel;
+		CcTriggers	ptrg;
+		char	   *pname;
+
+		if (part == RelationGetRelid(rel))
+			continue;
+		prel = table_open(part, NoLock);
+		cc_find_triggers(prel, ext, &ptrg);
+		pname = quote_qualified_identifier(get_namespace_name(RelationGetNamespace(prel)),
+										   RelationGetRelationName(prel));
+		if (ptrg.merge != NULL && ptrg.merge->tgenabled != TRIGGER_FIRES_ON_REPLICA)
+		{
+			ereport(NOTICE,
+					(errmsg("trigger \"%s\" of partition %s was not enabled as REPLICA; enabling it",
+							ptrg.merge->tgname, pname),
+					 errdetail("Until now replicated rows of that partition overwrote its counters instead of merging into them.")));
+			cmds = lappend(cmds, psprintf("ALTER TABLE %s ENABLE REPLICA TRIGGER %s", pname,
+										  quote_identifier(ptrg.merge->tgname)));
+		}
+		if (ptrg.delete != NULL && !cc_fires_locally(ptrg.delete))
+		{
+			ereport(NOTICE,
+					(errmsg("trigger \"%s\" of partition %s did not fire for local deletes; enabling it",
+							ptrg.delete->tgname, pname)));
+			cmds = lappend(cmds, psprintf("ALTER TABLE %s ENABLE TRIGGER %s", pname,
+										  quote_identifier(ptrg.delete->tgname)));
+		}
+		table_close(prel, NoLock);
 	}
 	return cmds;
 }
@@ -370,6 +425,7 @@ counter_crdt_enable_replica_merge(PG_FUNCTION_ARGS)
 	bool		enable_merge;
 	bool		create_delete;
 	char	   *enable_delete = NULL;
+	List	   *clones = NIL;
 	List	   *guards = NIL;
 	ListCell   *lc;
 
@@ -405,6 +461,8 @@ counter_crdt_enable_replica_merge(PG_FUNCTION_ARGS)
 	create_delete = (trg.delete == NULL);
 	if (!create_delete && !cc_fires_locally(trg.delete))
 		enable_delete = pstrdup(trg.delete->tgname);
+	if (rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)
+		clones = cc_partition_trigger_commands(rel, &ext);
 	if (OidIsValid(ext.guard_fn))
 		guards = cc_guard_commands(rel, &ext, &info, &trg);
 	table_close(rel, NoLock);
@@ -437,6 +495,8 @@ counter_crdt_enable_replica_merge(PG_FUNCTION_ARGS)
 		cc_run(psprintf("ALTER TABLE %s ENABLE TRIGGER %s",
 						relname, quote_identifier(enable_delete)));
 	}
+	foreach(lc, clones)
+		cc_run((const char *) lfirst(lc));
 	foreach(lc, guards)
 		cc_run((const char *) lfirst(lc));
 	SPI_finish();
