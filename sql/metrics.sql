@@ -5,6 +5,7 @@
 --
 SET client_min_messages = warning;
 DROP SCHEMA IF EXISTS cc_metrics CASCADE;
+DROP SCHEMA IF EXISTS cc_metrics2 CASCADE;
 DROP SCHEMA IF EXISTS cc_evil CASCADE;
 DROP ROLE IF EXISTS regress_cc_mon;
 DROP ROLE IF EXISTS regress_cc_nobody;
@@ -151,8 +152,75 @@ ALTER TABLE cc_metrics.f DROP COLUMN c;
 SELECT table_name, column_name, counters, tombstones, writers, shards, shards_max, shards_p99
   FROM counter_crdt_stat WHERE table_name::text LIKE 'cc_metrics.%' AND table_name::text IN ('cc_metrics.p', 'cc_metrics.f');
 
+-- Figures the tables above leave alone, each one a slip they would miss.
+CREATE SCHEMA cc_metrics2;
+\set u '00000000-0000-0000-0000-0000000000fe'
+
+-- The rank of the percentile.  Column c: 99 counters, 98 of one shard and
+-- the last of two (ceil(0.99 * 99) = 99: the 99th is 2, the 98th 1).
+-- Column d: 200 counters, 197 of one shard, then values of 1,500, 1,100
+-- and 1,200 shards in that order (ceil(0.99 * 200) = 198: the 198th is
+-- the smallest of the three sorted, 1,100; the 199th is 1,200).
+CREATE TABLE cc_metrics2.q (k int PRIMARY KEY, c counter_crdt, d counter_crdt);
+INSERT INTO cc_metrics2.q (k, c, d)
+  SELECT i, CASE WHEN i < 99 THEN format('{%s:1:1}', :'a')::counter_crdt
+                 WHEN i = 99 THEN format('{%s:1:1, %s:1:1}', :'a', :'b')::counter_crdt END,
+         format('{%s:1:1}', :'a')::counter_crdt
+    FROM generate_series(1, 197) i;
+INSERT INTO cc_metrics2.q (k, d)
+  SELECT 197 + n, ('{' || string_agg(format('%s:1:1', md5(i::text)::uuid), ', ') || '}')::counter_crdt
+    FROM (VALUES (1, 1500), (2, 1100), (3, 1200)) v(n, m), generate_series(1, m) i GROUP BY n ORDER BY n;
+
+-- Pending folds, once per counter and retired writer.  k 1: a folded into
+-- t, then a late shard of a whose value is the one folded (nothing left to
+-- fold, but the shard is back: pending).  k 2: a folded into t on one
+-- server and into u on another (two records for a), then a late shard of
+-- a: one pending pair, not two.  k 3: the same two folds, no late shard:
+-- a's 10 taken twice, to give back (pending though a is gone).
+CREATE TABLE cc_metrics2.g (k int PRIMARY KEY, c counter_crdt);
+INSERT INTO cc_metrics2.g VALUES
+  (1, counter_crdt_merge(counter_crdt_fold(format('{%s:3:10, %s:2:5}', :'a', :'t')::counter_crdt, :'a', :'t'),
+                         format('{%s:4:10}', :'a')::counter_crdt)),
+  (2, counter_crdt_merge(counter_crdt_merge(
+        counter_crdt_fold(format('{%s:3:10, %s:2:5}', :'a', :'t')::counter_crdt, :'a', :'t'),
+        counter_crdt_fold(format('{%s:3:10, %s:2:5}', :'a', :'u')::counter_crdt, :'a', :'u')),
+      format('{%s:4:12}', :'a')::counter_crdt)),
+  (3, counter_crdt_merge(
+        counter_crdt_fold(format('{%s:3:10, %s:2:5}', :'a', :'t')::counter_crdt, :'a', :'t'),
+        counter_crdt_fold(format('{%s:3:10, %s:2:5}', :'a', :'u')::counter_crdt, :'a', :'u')));
+SELECT k, count(*) AS records, count(DISTINCT x.retired) AS retired,
+       bool_and(counter_crdt_fold_pending(c, x.retired)) AS pending
+  FROM cc_metrics2.g, counter_crdt_folds(c) x GROUP BY k ORDER BY k;
+
+-- The nil uuid as a writer, first in a column: counted like any other.
+CREATE TABLE cc_metrics2.z (k int, c counter_crdt);
+INSERT INTO cc_metrics2.z VALUES (1, '{00000000-0000-0000-0000-000000000000:1:1}');
+
+-- Recorded conflicts counted apart: column c two own-id conflicts and one
+-- clock near its limit, column d of the same row none.
+CREATE TABLE cc_metrics2.r (k int PRIMARY KEY, c counter_crdt, d counter_crdt);
+SELECT counter_crdt_enable_replica_merge('cc_metrics2.r');
+SET counter_crdt.node_id = '00000000-0000-0000-0000-0000000000aa';
+INSERT INTO cc_metrics2.r VALUES (1, '{}'::counter_crdt + 5, '{}'::counter_crdt + 1);
+SET client_min_messages = error;
+SET session_replication_role = replica;
+UPDATE cc_metrics2.r SET c = '{00000000-0000-0000-0000-0000000000aa:2:6}' WHERE k = 1;
+UPDATE cc_metrics2.r SET c = '{00000000-0000-0000-0000-0000000000aa:3:7}' WHERE k = 1;
+UPDATE cc_metrics2.r SET c = '{00000000-0000-0000-0000-0000000000bb:4611686018427387904:1}' WHERE k = 1;
+RESET session_replication_role;
+RESET client_min_messages;
+RESET counter_crdt.node_id;
+
+SELECT * FROM counter_crdt_stat WHERE table_name::text LIKE 'cc_metrics2.%';
+
+-- Every role may read the health counts too.
+SET ROLE regress_cc_nobody;
+SELECT count(*) AS kinds FROM counter_crdt_stat_health;
+RESET ROLE;
+
 SET client_min_messages = warning;
 DROP SCHEMA cc_metrics CASCADE;
+DROP SCHEMA cc_metrics2 CASCADE;
 DROP SCHEMA cc_evil CASCADE;
 RESET client_min_messages;
 DROP ROLE regress_cc_mon;
