@@ -139,11 +139,7 @@ cc_metrics_conflicts(void)
 				 errmsg("table counter_crdt_writer_conflicts of extension counter_crdt is not as the extension made it"),
 				 errhint("Drop and create the extension again, or restore the table's columns.")));
 	snap = RegisterSnapshot(GetActiveSnapshot());
-#if PG_VERSION_NUM >= 190000
-	scan = table_beginscan(rel, snap, 0, NULL, SO_NONE);	/* 19: scan flags */
-#else
-	scan = table_beginscan(rel, snap, 0, NULL);
-#endif
+	scan = cc_table_beginscan(rel, snap);
 	while ((tup = heap_getnext(scan, ForwardScanDirection)) != NULL)
 	{
 		CcConflictKey key;
@@ -303,11 +299,7 @@ cc_metrics_scan(Relation rel, CcColumnStat *stats, int ncols, MemoryContext rowc
 	TupleTableSlot *slot = table_slot_create(rel, NULL);
 	TableScanDesc scan;
 
-#if PG_VERSION_NUM >= 190000
-	scan = table_beginscan(rel, snap, 0, NULL, SO_NONE);	/* 19: scan flags */
-#else
-	scan = table_beginscan(rel, snap, 0, NULL);
-#endif
+	scan = cc_table_beginscan(rel, snap);
 	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
 	{
 		MemoryContext old;

@@ -25,6 +25,7 @@
 #include "counter_crdt.h"
 #include "conflict_log.h"
 #include "retired.h"
+#include "table_check.h"
 
 #include "access/heapam.h"
 #include "access/htup_details.h"
@@ -131,11 +132,7 @@ cc_retired_load(void)
 	 */
 	snap = RegisterSnapshot(IsInParallelMode() ? GetTransactionSnapshot()
 							: GetLatestSnapshot());
-#if PG_VERSION_NUM >= 190000
-	scan = table_beginscan(rel, snap, 0, NULL, SO_NONE);	/* 19: scan flags */
-#else
-	scan = table_beginscan(rel, snap, 0, NULL);
-#endif
+	scan = cc_table_beginscan(rel, snap);
 	while ((tup = heap_getnext(scan, ForwardScanDirection)) != NULL)
 	{
 		bool		isnull;

@@ -7,6 +7,7 @@
 #define CC_TABLE_CHECK_H
 
 #include "fmgr.h"
+#include "access/tableam.h"
 #include "commands/trigger.h"
 #include "nodes/bitmapset.h"
 #include "nodes/pg_list.h"
@@ -28,6 +29,20 @@ typedef struct CcTableProblem
 	const char *detail;
 	char	   *hint;
 } CcTableProblem;
+
+/*
+ * A plain sequential scan of a whole table under snap, as the extension's
+ * own reads of tables take it on every version (19 adds scan flags).
+ */
+static inline TableScanDesc
+cc_table_beginscan(Relation rel, Snapshot snap)
+{
+#if PG_VERSION_NUM >= 190000
+	return table_beginscan(rel, snap, 0, NULL, SO_NONE);
+#else
+	return table_beginscan(rel, snap, 0, NULL);
+#endif
+}
 
 extern List *cc_table_check(Relation rel, Oid counter_type, CcTableInfo *info);
 extern void cc_table_check_or_error(Relation rel, Oid counter_type,
