@@ -33,7 +33,7 @@ DATA = $(wildcard counter_crdt--*.sql)
 
 REGRESS = type_io text_errors binary_io increment merge value aggregate \
 	parallel equality shards_digest writer_ids node_id seeds replica_merge \
-	upgrade privileges health ordering replica_hazards digest_agg \
+	upgrade owned_objects privileges health ordering replica_hazards digest_agg \
 	difference exactly_once json layout writers replica_glue latin1 fold \
 	fold_forms sweep_rights retired_guards markings numbers number_plans \
 	metrics

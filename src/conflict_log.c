@@ -27,14 +27,17 @@
 #include "catalog/indexing.h"
 #include "catalog/pg_depend.h"
 #include "catalog/pg_extension.h"
+#include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
 #include "commands/trigger.h"
 #include "lib/stringinfo.h"
+#include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/syscache.h"
 #include "utils/timestamp.h"
 #include "utils/uuid.h"
 
@@ -80,47 +83,82 @@ cc_key_text(Relation rel, const CcTableInfo *info, HeapTuple tup)
 }
 
 /*
- * A relation of the extension, found by membership (pg_depend), not by name
- * through the search path: one of that name that the extension did not make
- * (in a schema of an older version, say) is never used.  InvalidOid where
- * the extension's version has none.
+ * Whether an object is the extension's own, as its scripts made it: a member
+ * of counter_crdt (pg_depend) owned by a superuser.  The owner of a trusted
+ * install may add objects of his own to the extension (ALTER EXTENSION ...
+ * ADD), and may have created one under a name that a later version takes;
+ * those are owned by him, never by a superuser, and are never read or
+ * called by the extension's code, which other roles run.
+ */
+bool
+cc_extension_owns(Oid classid, Oid objid, Oid owner)
+{
+	Oid			ext = get_extension_oid("counter_crdt", true);
+
+	return OidIsValid(ext) && OidIsValid(objid) &&
+		getExtensionOfObject(classid, objid) == ext && superuser_arg(owner);
+}
+
+/* cc_extension_owns() for a function. */
+bool
+cc_extension_owns_function(Oid fn)
+{
+	HeapTuple	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(fn));
+	bool		ok;
+
+	if (!HeapTupleIsValid(tup))
+		return false;
+	ok = cc_extension_owns(ProcedureRelationId, fn,
+						   ((Form_pg_proc) GETSTRUCT(tup))->proowner);
+	ReleaseSysCache(tup);
+	return ok;
+}
+
+/* The schema of the extension counter_crdt, InvalidOid where none. */
+Oid
+cc_extension_schema(void)
+{
+	Oid			ext = get_extension_oid("counter_crdt", true);
+	HeapTuple	tup;
+	Oid			nsp;
+
+	if (!OidIsValid(ext))
+		return InvalidOid;
+	tup = SearchSysCache1(EXTENSIONOID, ObjectIdGetDatum(ext));
+	if (!HeapTupleIsValid(tup))
+		return InvalidOid;
+	nsp = ((Form_pg_extension) GETSTRUCT(tup))->extnamespace;
+	ReleaseSysCache(tup);
+	return nsp;
+}
+
+/*
+ * A relation of the extension by name: the one of that name and kind in the
+ * extension's schema, if the extension owns it (cc_extension_owns()).
+ * Never one in another schema, nor one that a role added to the extension:
+ * InvalidOid then, as where the extension's version has none.
  */
 Oid
 cc_extension_relation(const char *relname, char relkind)
 {
-	Oid			ext = get_extension_oid("counter_crdt", true);
-	Oid			found = InvalidOid;
-	Relation	dep;
-	ScanKeyData key[2];
-	SysScanDesc scan;
+	Oid			nsp = cc_extension_schema();
+	Oid			relid;
 	HeapTuple	tup;
+	bool		ok;
 
-	if (!OidIsValid(ext))
+	if (!OidIsValid(nsp))
 		return InvalidOid;
-	dep = table_open(DependRelationId, AccessShareLock);
-	ScanKeyInit(&key[0], Anum_pg_depend_refclassid, BTEqualStrategyNumber,
-				F_OIDEQ, ObjectIdGetDatum(ExtensionRelationId));
-	ScanKeyInit(&key[1], Anum_pg_depend_refobjid, BTEqualStrategyNumber,
-				F_OIDEQ, ObjectIdGetDatum(ext));
-	scan = systable_beginscan(dep, DependReferenceIndexId, true, NULL, 2, key);
-	while (HeapTupleIsValid(tup = systable_getnext(scan)))
-	{
-		Form_pg_depend d = (Form_pg_depend) GETSTRUCT(tup);
-		char	   *name;
-
-		if (d->classid != RelationRelationId || d->deptype != DEPENDENCY_EXTENSION)
-			continue;
-		name = get_rel_name(d->objid);
-		if (name != NULL && strcmp(name, relname) == 0 &&
-			get_rel_relkind(d->objid) == relkind)
-		{
-			found = d->objid;
-			break;
-		}
-	}
-	systable_endscan(scan);
-	table_close(dep, AccessShareLock);
-	return found;
+	relid = get_relname_relid(relname, nsp);
+	if (!OidIsValid(relid))
+		return InvalidOid;
+	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(tup))
+		return InvalidOid;
+	ok = ((Form_pg_class) GETSTRUCT(tup))->relkind == relkind &&
+		cc_extension_owns(RelationRelationId, relid,
+						  ((Form_pg_class) GETSTRUCT(tup))->relowner);
+	ReleaseSysCache(tup);
+	return ok ? relid : InvalidOid;
 }
 
 /*

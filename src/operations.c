@@ -60,6 +60,17 @@ cc_trigger_function(Oid nsp, const char *name, bool missing_ok)
 									 PointerGetDatum(noargs),
 									 ObjectIdGetDatum(nsp));
 
+	/* a function of that name that the extension does not own is not used */
+	if (OidIsValid(fn) && !cc_extension_owns_function(fn))
+	{
+		if (!missing_ok)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("function %s() of extension counter_crdt is not as the extension made it", name),
+					 errdetail("It is not a member of the extension owned by a superuser."),
+					 errhint("Drop and create the extension again.")));
+		fn = InvalidOid;
+	}
 	if (!OidIsValid(fn) && !missing_ok)
 		elog(ERROR, "function %s() not found in schema %u", name, nsp);
 	return fn;
