@@ -22,6 +22,7 @@
 #include "value.h"
 
 #include "access/genam.h"
+#include "access/htup_details.h"
 #include "access/table.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_index.h"
@@ -39,40 +40,87 @@
 #include "utils/lsyscache.h"
 #include "utils/numeric.h"
 
+#include "core/cc_fold.h"
+
+/*
+ * The value of a counter for a comparison, false for a tombstone: as
+ * c::bigint reads it (22003 outside bigint) in a query, and exactly, as
+ * wraps * 2^64 + low (cc_wide_sum()), where the call has no expression.
+ * Those calls are the planner's estimators (eqsel, scalarltsel, eqjoinsel
+ * and the others call the operator's function on the column's most common
+ * values and histogram, through fmgr_info()): an estimate reads values
+ * that the query may never read, and must not fail on one.  Every call of
+ * a query, its own rows and constants alike, has its expression
+ * (fmgr_info_set_expr() in ExecInitFunc() and its kin).
+ */
+static bool
+cc_compare_value(FunctionCallInfo fcinfo, Datum counter, int64 *wraps, int64 *low)
+{
+	CcRead		r;
+	bool		live;
+
+	*wraps = 0;
+	if (fcinfo->flinfo != NULL && fcinfo->flinfo->fn_expr != NULL)
+		return cc_datum_value(counter, low);
+	cc_read_open(counter, &r);
+	live = !r.v.tombstone;
+	if (live && r.nf == 0)
+		cc_wide_sum(r.v.shards, r.v.n, wraps, low);
+	else if (live)
+	{
+		cc_folded	f = cc_read_folded(&r);
+
+		cc_fold_total(&f, wraps, low);
+	}
+	cc_read_close(&r);
+	return live;
+}
+
 /* The sign of value(counter) - n; false for a tombstone. */
 static inline bool
-cc_value_cmp_int(Datum counter, int64 n, int *sign)
+cc_value_cmp_int(FunctionCallInfo fcinfo, Datum counter, int64 n, int *sign)
 {
-	int64		v;
+	int64		wraps,
+				v;
 
-	if (!cc_datum_value(counter, &v))
+	if (!cc_compare_value(fcinfo, counter, &wraps, &v))
 		return false;
-	*sign = (v > n) - (v < n);
+	*sign = wraps != 0 ? (wraps > 0) - (wraps < 0) : (v > n) - (v < n);
 	return true;
 }
 
 static bool
-cc_value_cmp_numeric(Datum counter, Datum n, int *sign)
+cc_value_cmp_numeric(FunctionCallInfo fcinfo, Datum counter, Datum n, int *sign)
 {
-	int64		v;
+	int64		wraps,
+				v;
+	Datum		value;
 
-	if (!cc_datum_value(counter, &v))
+	if (!cc_compare_value(fcinfo, counter, &wraps, &v))
 		return false;
-	*sign = DatumGetInt32(DirectFunctionCall2(numeric_cmp,
-											  NumericGetDatum(int64_to_numeric(v)),
-											  n));
+	value = NumericGetDatum(int64_to_numeric(v));
+	if (wraps != 0)
+		value = DirectFunctionCall2(numeric_add, value,
+									DirectFunctionCall2(numeric_mul,
+														NumericGetDatum(int64_to_numeric(wraps)),
+														DirectFunctionCall3(numeric_in,
+																			CStringGetDatum("18446744073709551616"),
+																			ObjectIdGetDatum(InvalidOid),
+																			Int32GetDatum(-1))));
+	*sign = DatumGetInt32(DirectFunctionCall2(numeric_cmp, value, n));
 	return true;
 }
 
 /* As bigint compares with double precision: the value converted to double. */
 static bool
-cc_value_cmp_float8(Datum counter, float8 n, int *sign)
+cc_value_cmp_float8(FunctionCallInfo fcinfo, Datum counter, float8 n, int *sign)
 {
-	int64		v;
+	int64		wraps,
+				v;
 
-	if (!cc_datum_value(counter, &v))
+	if (!cc_compare_value(fcinfo, counter, &wraps, &v))
 		return false;
-	*sign = float8_cmp_internal((float8) v, n);
+	*sign = float8_cmp_internal((float8) wraps * 18446744073709551616.0 + (float8) v, n);
 	return true;
 }
 
@@ -94,7 +142,7 @@ counter_crdt_value_##op##_##type(PG_FUNCTION_ARGS) \
 { \
 	int			sign; \
 \
-	if (!CMP(PG_GETARG_DATUM(0), ARG(1), &sign)) \
+	if (!CMP(fcinfo, PG_GETARG_DATUM(0), ARG(1), &sign)) \
 		PG_RETURN_NULL(); \
 	PG_RETURN_BOOL(sign OP 0); \
 } \
@@ -104,7 +152,7 @@ counter_crdt_##type##_##op##_value(PG_FUNCTION_ARGS) \
 { \
 	int			sign; \
 \
-	if (!CMP(PG_GETARG_DATUM(1), ARG(0), &sign)) \
+	if (!CMP(fcinfo, PG_GETARG_DATUM(1), ARG(0), &sign)) \
 		PG_RETURN_NULL(); \
 	PG_RETURN_BOOL(0 OP sign); \
 }
@@ -150,8 +198,9 @@ cc_is_number_type(Oid type)
  * Whether counter is a column of a table of the query being planned that has
  * a valid index with cast_fn(column), c::bigint say, among its keys.  The
  * table is locked already (the parser locked it); its index list and each
- * index's expressions are read from the relcache, each index opened with the
- * lock the planner takes on it too (get_relation_info() in plancat.c).
+ * index's expressions are read from the relcache (parsed once, not copied),
+ * each index opened with the lock the planner takes on it too
+ * (get_relation_info() in plancat.c).
  */
 static bool
 cc_value_index_exists(PlannerInfo *root, Node *counter, Oid cast_fn)
@@ -167,6 +216,15 @@ cc_value_index_exists(PlannerInfo *root, Node *counter, Oid cast_fn)
 		var->varlevelsup != 0 || var->varattno <= 0 || var->varno < 1 ||
 		var->varno > list_length(root->parse->rtable))
 		return false;
+	/*
+	 * Not the target of an INSERT: what names it there is ON CONFLICT's,
+	 * whose arbiter predicate must stay as written to match an index
+	 * predicate (which is simplified with no planner, so never rewritten),
+	 * and whose DO UPDATE ... WHERE no index serves.
+	 */
+	if (root->parse->commandType == CMD_INSERT &&
+		var->varno == root->parse->resultRelation)
+		return false;
 	rte = rt_fetch(var->varno, root->parse->rtable);
 	if (rte->rtekind != RTE_RELATION)
 		return false;
@@ -179,9 +237,13 @@ cc_value_index_exists(PlannerInfo *root, Node *counter, Oid cast_fn)
 		Relation	index = index_open(lfirst_oid(lc), rte->rellockmode);
 		ListCell   *e;
 
-		if (index->rd_index->indisvalid)
+		/* the relcache's parsed expressions, read in place */
+		if (index->rd_index->indisvalid &&
+			!heap_attisnull(index->rd_indextuple, Anum_pg_index_indexprs, NULL))
 		{
-			foreach(e, RelationGetIndexExpressions(index))
+			if (index->rd_indexprs == NIL)
+				list_free_deep(RelationGetIndexExpressions(index));
+			foreach(e, index->rd_indexprs)
 			{
 				FuncExpr   *f = (FuncExpr *) lfirst(e);
 
