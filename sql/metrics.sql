@@ -213,6 +213,22 @@ RESET counter_crdt.node_id;
 
 SELECT * FROM counter_crdt_stat WHERE table_name::text LIKE 'cc_metrics2.%';
 
+-- Conflicts belong to the column by number: renamed, it keeps them (in the
+-- summary under its new name); dropped, a new column of its old name
+-- starts with none, and the summary keeps the recorded name.
+ALTER TABLE cc_metrics2.r RENAME COLUMN c TO views;
+SELECT column_name, own_id_conflicts, clocks_near_limit
+  FROM counter_crdt_stat WHERE table_name = 'cc_metrics2.r'::regclass ORDER BY 1;
+SELECT column_name, column_number, count(*) FROM counter_crdt_writer_conflict_summary
+ WHERE table_name = 'cc_metrics2.r'::regclass GROUP BY 1, 2;
+ALTER TABLE cc_metrics2.r RENAME COLUMN d TO c;
+ALTER TABLE cc_metrics2.r DROP COLUMN views;
+ALTER TABLE cc_metrics2.r ADD COLUMN views counter_crdt;
+SELECT column_name, own_id_conflicts, clocks_near_limit
+  FROM counter_crdt_stat WHERE table_name = 'cc_metrics2.r'::regclass ORDER BY 1;
+SELECT column_name, column_number, count(*) FROM counter_crdt_writer_conflict_summary
+ WHERE table_name = 'cc_metrics2.r'::regclass GROUP BY 1, 2;
+
 -- Every role may read the health counts too.
 SET ROLE regress_cc_nobody;
 SELECT count(*) AS kinds FROM counter_crdt_stat_health;

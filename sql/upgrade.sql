@@ -145,3 +145,27 @@ SELECT t, acl ~ '[{,]=' AS public_on_table,
 SELECT count(*) FILTER (WHERE b.t IS NOT DISTINCT FROM up.c::text) AS same_after_reinstall
   FROM before b JOIN up USING (k);
 DROP TABLE up;
+
+-- 1.7 to 1.8: a conflict recorded before the update gets the number of its
+-- column (the library of 1.8 records into the table of 1.7 meanwhile).
+SET client_min_messages = warning;
+DROP EXTENSION counter_crdt CASCADE;
+RESET client_min_messages;
+CREATE EXTENSION counter_crdt VERSION '1.7';
+CREATE TABLE up_cf (k int PRIMARY KEY, a counter_crdt, c counter_crdt);
+SELECT counter_crdt_enable_replica_merge('up_cf');
+SET counter_crdt.node_id = '00000000-0000-0000-0000-0000000000aa';
+INSERT INTO up_cf VALUES (1, '{}'::counter_crdt + 1, '{}'::counter_crdt + 5);
+SET client_min_messages = error;
+SET session_replication_role = replica;
+UPDATE up_cf SET c = '{00000000-0000-0000-0000-0000000000aa:2:6}' WHERE k = 1;
+RESET session_replication_role;
+RESET client_min_messages;
+RESET counter_crdt.node_id;
+SELECT column_name FROM counter_crdt_writer_conflicts WHERE table_name = 'up_cf'::regclass;
+ALTER EXTENSION counter_crdt UPDATE TO '1.8';
+SELECT column_name, column_number FROM counter_crdt_writer_conflicts WHERE table_name = 'up_cf'::regclass;
+ALTER TABLE up_cf RENAME COLUMN c TO views;
+SELECT column_name, column_number FROM counter_crdt_writer_conflict_summary WHERE table_name = 'up_cf'::regclass;
+SELECT column_name, own_id_conflicts FROM counter_crdt_stat WHERE table_name = 'up_cf'::regclass ORDER BY 1;
+DROP TABLE up_cf;

@@ -173,13 +173,14 @@ cc_conflict_summary_relid(void)
 
 /*
  * The extension's own conflicts table, whose columns must be those of the
- * install script.  InvalidOid where the extension's version has none.
+ * install script: the nine of 1.2, and column_number since 1.8.
+ * InvalidOid where the extension's version has none.
  */
 Oid
 cc_conflicts_relid(void)
 {
-	static const Oid types[] = {TIMESTAMPTZOID, REGCLASSOID, TEXTOID, NAMEOID,
-	UUIDOID, INT8OID, INT8OID, INT8OID, INT8OID};
+	static const Oid types[CC_CONFLICTS_NATTS] = {TIMESTAMPTZOID, REGCLASSOID,
+		TEXTOID, NAMEOID, UUIDOID, INT8OID, INT8OID, INT8OID, INT8OID, INT2OID};
 	Oid			found = cc_extension_relation("counter_crdt_writer_conflicts",
 											  RELKIND_RELATION);
 
@@ -187,7 +188,9 @@ cc_conflicts_relid(void)
 	{
 		Relation	log = table_open(found, AccessShareLock);
 		TupleDesc	desc = RelationGetDescr(log);
-		bool		ok = desc->natts == lengthof(types) && !RelationGetForm(log)->relhasindex;
+		bool		ok = (desc->natts == CC_CONFLICTS_NATTS ||
+						  desc->natts == CC_CONFLICTS_NATTS - 1) &&
+			!RelationGetForm(log)->relhasindex;
 
 		for (int i = 0; ok && i < desc->natts; i++)
 			ok = !TupleDescAttr(desc, i)->attisdropped &&
@@ -251,8 +254,8 @@ cc_record_conflict(Relation rel, const CcTableInfo *info, HeapTuple keytup,
 	if (OidIsValid(logid))
 	{
 		Relation	log = table_open(logid, RowExclusiveLock);
-		Datum		values[9];
-		bool		nulls[9] = {false};
+		Datum		values[CC_CONFLICTS_NATTS];
+		bool		nulls[CC_CONFLICTS_NATTS] = {false};
 		pg_uuid_t  *uuid = palloc(sizeof(pg_uuid_t));
 
 		memcpy(uuid->data, local->id, CC_ID_LEN);
@@ -266,6 +269,7 @@ cc_record_conflict(Relation rel, const CcTableInfo *info, HeapTuple keytup,
 		nulls[5] = nulls[6] = (local->clock == 0);	/* no local shard */
 		values[7] = Int64GetDatum(incoming->clock);
 		values[8] = Int64GetDatum(incoming->value);
+		values[9] = Int16GetDatum(attno + 1);	/* where the table has it */
 		simple_heap_insert(log, heap_form_tuple(RelationGetDescr(log), values, nulls));
 		table_close(log, RowExclusiveLock);
 	}

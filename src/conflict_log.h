@@ -12,6 +12,10 @@
 #include "core/cc_base.h"
 #include "table_check.h"
 
+/* Columns of counter_crdt_writer_conflicts since 1.8 (column_number, the
+ * last, is not there before). */
+#define CC_CONFLICTS_NATTS 10
+
 extern void cc_check_own_id_views(Relation rel, const CcTableInfo *info,
 								  HeapTuple keytup, int attno,
 								  const cc_view *local, const cc_view *incoming);

@@ -76,7 +76,7 @@ typedef struct CcColumnStat
 typedef struct CcConflictKey
 {
 	Oid			relid;
-	NameData	column;
+	AttrNumber	attnum;
 } CcConflictKey;
 
 typedef struct CcConflictCount
@@ -99,7 +99,8 @@ cc_int64_cmp(const void *a, const void *b)
  * The recorded conflicts of counter_crdt_writer_conflicts, counted per
  * table and column: rows whose replicated clock is below 2^62 (another
  * server writes under this server's id) and the others (written by hand),
- * as counter_crdt_writer_conflict_summary tells every role.
+ * as counter_crdt_writer_conflict_summary tells every role.  A column by
+ * its recorded number (1.8), or before 1.8 by its name as it is now.
  */
 static HTAB *
 cc_metrics_conflicts(void)
@@ -111,6 +112,7 @@ cc_metrics_conflicts(void)
 	TupleDesc	desc;
 	AttrNumber	a_table,
 				a_column,
+				a_number,
 				a_clock;
 	Snapshot	snap;
 	TableScanDesc scan;
@@ -129,8 +131,11 @@ cc_metrics_conflicts(void)
 	a_table = get_attnum(logid, "table_name");
 	a_column = get_attnum(logid, "column_name");
 	a_clock = get_attnum(logid, "incoming_clock");
+	a_number = get_attnum(logid, "column_number");
 	if (a_table == InvalidAttrNumber || a_column == InvalidAttrNumber ||
 		a_clock == InvalidAttrNumber ||
+		(a_number != InvalidAttrNumber &&
+		 TupleDescAttr(desc, a_number - 1)->atttypid != INT2OID) ||
 		TupleDescAttr(desc, a_table - 1)->atttypid != REGCLASSOID ||
 		TupleDescAttr(desc, a_column - 1)->atttypid != NAMEOID ||
 		TupleDescAttr(desc, a_clock - 1)->atttypid != INT8OID)
@@ -155,10 +160,19 @@ cc_metrics_conflicts(void)
 		if (isnull)
 			continue;
 		key.relid = DatumGetObjectId(d);
-		d = heap_getattr(tup, a_column, desc, &isnull);
-		if (isnull)
+		if (a_number != InvalidAttrNumber)
+		{
+			d = heap_getattr(tup, a_number, desc, &isnull);
+			key.attnum = isnull ? InvalidAttrNumber : DatumGetInt16(d);
+		}
+		else
+		{
+			d = heap_getattr(tup, a_column, desc, &isnull);
+			key.attnum = isnull ? InvalidAttrNumber :
+				get_attnum(key.relid, NameStr(*DatumGetName(d)));
+		}
+		if (key.attnum == InvalidAttrNumber)
 			continue;
-		namestrcpy(&key.column, NameStr(*DatumGetName(d)));
 		d = heap_getattr(tup, a_clock, desc, &isnull);
 		clock = isnull ? 0 : DatumGetInt64(d);
 		c = hash_search(counts, &key, HASH_ENTER, &found);
@@ -333,7 +347,7 @@ cc_metrics_emit(ReturnSetInfo *rsinfo, CcColumnStat *st, HTAB *conflicts)
 	memset(nulls, 0, sizeof(nulls));
 	memset(&key, 0, sizeof(key));
 	key.relid = st->col->relid;
-	namestrcpy(&key.column, st->col->attname);
+	key.attnum = st->col->attnum;
 	c = hash_search(conflicts, &key, HASH_FIND, NULL);
 
 	values[0] = ObjectIdGetDatum(st->col->relid);
