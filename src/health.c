@@ -10,12 +10,18 @@
  * that publish TRUNCATE, subscriptions with origin = none.  Then what the
  * merge trigger recorded: own-id conflicts and clocks near their end
  * (conflict_log.c), and replicated rows from which it dropped writers whose
- * folds were forgotten on this server (dropped_writers.c).
+ * folds were forgotten on this server (dropped_writers.c).  On a standby,
+ * the unlogged tables with a counter column, whose rows counter_crdt_stat
+ * cannot show there (metrics.c).
+ *
+ * Health reads catalogs and the extension's own (logged) tables, and opens
+ * no table's data: it works on a hot standby too.
  */
 #include "counter_crdt.h"
 #include "conflict_log.h"
 #include "dropped_writers.h"
 #include "operations.h"
+#include "sweep.h"
 #include "table_check.h"
 
 #include "access/relation.h"
@@ -624,6 +630,41 @@ cc_health_pglogical_subscriptions(CcHealth *h)
 	}
 }
 
+/*
+ * On a standby, one row per UNLOGGED table with a counter column: it has no
+ * data here, so counter_crdt_metrics() (counter_crdt_stat) skips it; every
+ * such table, whoever may read it, as its name is in pg_class for all.
+ */
+static void
+cc_health_unlogged_on_standby(CcHealth *h, const CcExtension *ext)
+{
+	List	   *cols;
+	ListCell   *lc;
+	Oid			last = InvalidOid;
+
+	if (!cc_no_data_here(RELPERSISTENCE_UNLOGGED))
+		return;
+	cols = cc_sweep_columns(InvalidOid, ext->counter_type);
+	foreach(lc, cols)
+	{
+		const CcColumn *col = lfirst(lc);
+		char	   *object;
+
+		/* the columns of one table lie together */
+		if (col->relid == last || !cc_no_data_here(get_rel_persistence(col->relid)))
+			continue;
+		last = col->relid;
+		object = DatumGetCString(DirectFunctionCall1(regclassout, ObjectIdGetDatum(col->relid)));
+		cc_health_row(h, "unlogged_table_skipped_on_standby", object,
+					  psprintf("Table %s is unlogged, and this server is a standby, which has no data of unlogged tables: "
+							   "counter_crdt_stat has no row of it here, and its figures are on the primary only "
+							   "(after a promotion the table is empty).",
+							   object),
+					  psprintf("Read its figures on the primary; if the standby should have its rows, "
+							   "make it a logged table there: ALTER TABLE %s SET LOGGED;", object));
+	}
+}
+
 PG_FUNCTION_INFO_V1(counter_crdt_health);
 Datum
 counter_crdt_health(PG_FUNCTION_ARGS)
@@ -676,6 +717,7 @@ counter_crdt_health(PG_FUNCTION_ARGS)
 	}
 	for (uint64 r = 0; r < ntables; r++)
 		cc_health_table(&h, &ext, tables[r]);
+	cc_health_unlogged_on_standby(&h, &ext);
 	cc_health_pglogical_subscriptions(&h);
 	cc_health_conflicts(&h, &ext);
 	cc_health_dropped(&h);
