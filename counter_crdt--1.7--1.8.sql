@@ -44,3 +44,23 @@ SELECT w.recorded_at, w.table_name,
 
 COMMENT ON VIEW @extschema@.counter_crdt_writer_conflict_summary IS
 'what everyone may read of counter_crdt_writer_conflicts: when, where (the column by its name now and its number), which writer id, and whether the replicated clock was near the end of its range';
+
+--
+-- counter_crdt_stat_health: the kind of 1.8, a row (0 where healthy) on
+-- every server, so that its gauge exists before it is needed: on a hot
+-- standby, an unlogged table with a counter column, whose rows are not
+-- there, which counter_crdt_stat skips.
+--
+CREATE OR REPLACE VIEW @extschema@.counter_crdt_stat_health AS
+WITH h AS (SELECT "check" FROM @extschema@.counter_crdt_health())
+SELECT k.kind,
+       (SELECT pg_catalog.count(*) FROM h WHERE h."check" OPERATOR(pg_catalog.=) k.kind) AS problems
+  FROM (SELECT pg_catalog.unnest(ARRAY[
+          'no_primary_key', 'column_not_mergeable', 'no_counter',
+          'merge_trigger_missing', 'merge_trigger_not_replica', 'delete_trigger_missing',
+          'key_update_not_refused', 'key_change_by_trigger_not_refused', 'truncate_not_refused',
+          'truncate_published', 'subscription_origin_none',
+          'writer_id_conflict', 'writer_clock_near_limit', 'forgotten_writer_dropped',
+          'pglogical_subscription_not_replicating',
+          'unlogged_table_skipped_on_standby']::pg_catalog.text[])
+        UNION SELECT "check" FROM h) AS k(kind);

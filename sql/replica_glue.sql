@@ -329,6 +329,38 @@ DELETE FROM g_p WHERE region = 2 AND k = 9;
 SELECT region, k, c FROM g_p WHERE region = 2;
 DROP TABLE g_p;
 
+-- One walk of the partitions gathers every clone's problem and command, on
+-- a partition of a partition too: there the key guard's clone, the AFTER
+-- check's clone and the truncate guard disabled together, and the delete
+-- trigger's clone on the partition between (ALTER TABLE recurses: in the
+-- leaf too).  Health names the five, one set-up call enables them all, and
+-- a key update in the leaf is refused.
+CREATE TABLE g_w (region int, k int, c counter_crdt, PRIMARY KEY (region, k)) PARTITION BY LIST (region);
+CREATE TABLE g_w1 PARTITION OF g_w FOR VALUES IN (1) PARTITION BY LIST (k);
+CREATE TABLE g_w11 PARTITION OF g_w1 FOR VALUES IN (1, 2);
+SELECT counter_crdt_enable_replica_merge('g_w');
+INSERT INTO g_w VALUES (1, 1, '{00000000-0000-0000-0000-00000000000a:1:4}');
+ALTER TABLE g_w11 DISABLE TRIGGER counter_crdt_key_guard;
+ALTER TABLE g_w11 DISABLE TRIGGER counter_crdt_key_guard_after;
+ALTER TABLE g_w11 DISABLE TRIGGER counter_crdt_truncate_guard;
+ALTER TABLE g_w1 DISABLE TRIGGER counter_crdt_delete_as_tombstone;
+RESET ROLE;
+SET client_min_messages = error;
+CREATE PUBLICATION g_pub FOR TABLE g_w WITH (publish = 'insert, update, delete', publish_via_partition_root = true);
+RESET client_min_messages;
+SELECT "check", object, problem FROM counter_crdt_health() ORDER BY 1, 3;
+SET ROLE regress_glue_user;
+SELECT counter_crdt_enable_replica_merge('g_w');
+SELECT "check", object FROM counter_crdt_health();
+SELECT tgrelid::regclass, tgname, tgenabled FROM pg_trigger
+ WHERE tgrelid IN ('g_w1'::regclass, 'g_w11'::regclass) ORDER BY 1, 2;
+UPDATE g_w SET k = 2 WHERE k = 1;
+SELECT tableoid::regclass, region, k, c::bigint FROM g_w;
+RESET ROLE;
+DROP PUBLICATION g_pub;
+SET ROLE regress_glue_user;
+DROP TABLE g_w;
+
 --
 -- A BEFORE UPDATE trigger of the owner's that fires after the key guard
 -- (triggers fire in name order) and changes the key: the guard saw the key

@@ -10,12 +10,18 @@
  * that publish TRUNCATE, subscriptions with origin = none.  Then what the
  * merge trigger recorded: own-id conflicts and clocks near their end
  * (conflict_log.c), and replicated rows from which it dropped writers whose
- * folds were forgotten on this server (dropped_writers.c).
+ * folds were forgotten on this server (dropped_writers.c).  On a standby,
+ * the unlogged tables with a counter column, whose rows counter_crdt_stat
+ * cannot show there (metrics.c).
+ *
+ * Health reads catalogs and the extension's own (logged) tables, and opens
+ * no table's data: it works on a hot standby too.
  */
 #include "counter_crdt.h"
 #include "conflict_log.h"
 #include "dropped_writers.h"
 #include "operations.h"
+#include "sweep.h"
 #include "table_check.h"
 
 #include "access/relation.h"
@@ -71,33 +77,70 @@ cc_enable_hint(const char *object)
 					quote_literal_cstr(object));
 }
 
+/* A row of counter_crdt_health() held back, so that the rows keep their order. */
+typedef struct CcHeldRow
+{
+	const char *check;
+	char	   *problem;
+	char	   *hint;
+} CcHeldRow;
+
+static List *
+cc_hold_row(List *rows, const char *check, char *problem, char *hint)
+{
+	CcHeldRow  *row = palloc(sizeof(CcHeldRow));
+
+	row->check = check;
+	row->problem = problem;
+	row->hint = hint;
+	return lappend(rows, row);
+}
+
+static void
+cc_health_held_rows(CcHealth *h, const char *object, List *rows)
+{
+	ListCell   *lc;
+
+	foreach(lc, rows)
+	{
+		CcHeldRow  *row = lfirst(lc);
+
+		cc_health_row(h, row->check, object, row->problem, row->hint);
+	}
+}
+
 /*
- * The guards of counter_crdt_local_guard(): a key update that is not refused
- * stops every subscriber's apply (and moves a row out of its partition by a
- * delete); a TRUNCATE that is not refused drops this server's shards.  The
- * AFTER key check (since 1.6) is looked for on the table and, where the
- * table has it, on each partition, whose clone can be disabled alone.
+ * Whether a key update of the table is refused for local statements: it has
+ * no primary key, or the key guard fires locally for every key column.
+ */
+static bool
+cc_health_key_refused(const CcTableInfo *info, const CcTriggers *trg)
+{
+	return bms_is_empty(info->pkey) ||
+		(trg->key_guard != NULL && cc_fires_locally(trg->key_guard) &&
+		 cc_guard_covers_key(trg->key_guard, info->pkey));
+}
+
+/*
+ * The guards of counter_crdt_local_guard() on the table itself: a key update
+ * that is not refused stops every subscriber's apply (and moves a row out of
+ * its partition by a delete).  The AFTER key check (since 1.6) is looked for
+ * on the table here; its clones on the partitions, and the truncate guard
+ * of the table and of each partition, by cc_health_walk().
  */
 static void
-cc_health_guards(CcHealth *h, const CcExtension *ext, Relation rel,
-				 const char *object, const CcTableInfo *info, const CcTriggers *trg)
+cc_health_guards(CcHealth *h, Relation rel, const char *object,
+				 const CcTableInfo *info, const CcTriggers *trg)
 {
-	List	   *rels = list_make1_oid(RelationGetRelid(rel));
-	ListCell   *lc;
-	bool		key_refused = true;
+	bool		key_refused = cc_health_key_refused(info, trg);
 
-	if (!bms_is_empty(info->pkey) &&
-		(trg->key_guard == NULL || !cc_fires_locally(trg->key_guard) ||
-		 !cc_guard_covers_key(trg->key_guard, info->pkey)))
-	{
-		key_refused = false;
+	if (!key_refused)
 		cc_health_row(h, "key_update_not_refused", object,
 					  psprintf("An UPDATE of the primary key of table %s is not refused on this server: "
 							   "every server that applies it would stop replicating with an error, "
 							   "and an UPDATE that moves a row to another partition would delete its counters.",
 							   object),
 					  cc_enable_hint(object));
-	}
 	/* without the key guard, the row above says it: one call makes both */
 	else if (!bms_is_empty(info->pkey) && !cc_guard_notes_moves(rel, trg->key_guard))
 		cc_health_row(h, "key_change_by_trigger_not_refused", object,
@@ -117,34 +160,6 @@ cc_health_guards(CcHealth *h, const CcExtension *ext, Relation rel,
 							   "every server that applies it would stop replicating with an error.",
 							   object),
 					  cc_enable_hint(object));
-	if (rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)
-		rels = find_all_inheritors(RelationGetRelid(rel), AccessShareLock, NULL);
-	foreach(lc, rels)
-	{
-		Oid			relid = lfirst_oid(lc);
-		Relation	r = relid == RelationGetRelid(rel) ? rel : table_open(relid, NoLock);
-		CcTriggers	t;
-
-		cc_find_triggers(r, ext, &t);
-		if (r != rel && key_refused && trg->key_check != NULL && cc_fires_locally(trg->key_check) &&
-			(t.key_check == NULL || !cc_fires_locally(t.key_check)))
-			cc_health_row(h, "key_change_by_trigger_not_refused", object,
-						  psprintf("A change of the primary key in partition %s by a BEFORE UPDATE trigger that fires after the key guard "
-								   "is not refused on this server (the partition's AFTER UPDATE check of its key does not fire for local statements): "
-								   "every server that applies it would stop replicating with an error.",
-								   DatumGetCString(DirectFunctionCall1(regclassout, ObjectIdGetDatum(relid)))),
-						  cc_enable_hint(object));
-		if (t.truncate_guard == NULL || !cc_fires_locally(t.truncate_guard))
-			cc_health_row(h, "truncate_not_refused", object,
-						  psprintf("A TRUNCATE of %s%s is not refused on this server: "
-								   "it would drop this server's shards, and the increments made after it would be lost against the other servers' copies.",
-								   r == rel ? "table " : "partition ",
-								   r == rel ? object :
-								   DatumGetCString(DirectFunctionCall1(regclassout, ObjectIdGetDatum(relid)))),
-						  cc_enable_hint(object));
-		if (r != rel)
-			table_close(r, NoLock);
-	}
 }
 
 /*
@@ -232,62 +247,92 @@ cc_health_origin_none(CcHealth *h, Relation rel, const char *object)
 #endif
 
 /*
- * The clones of the merge, delete and key guard triggers on each partition
- * of a partitioned table, where the table's own trigger is right: a clone
- * can be disabled alone (ALTER TABLE partition DISABLE TRIGGER), and then
- * that partition's rows overwrite, delete or change keys as the table's
- * rows would without the trigger.
+ * One walk of the table and, when it is partitioned, of each of its
+ * partitions, gathering the problems of every clone:
+ *
+ *  - into *clone_rows, on each partition, the clones of the merge, delete
+ *    and key guard triggers, where the table's own trigger is right: a
+ *    clone can be disabled alone (ALTER TABLE partition DISABLE TRIGGER),
+ *    and then that partition's rows overwrite, delete or change keys as the
+ *    table's rows would without the trigger;
+ *  - into *guard_rows, where the extension has the guards: the clone of the
+ *    AFTER key check on each partition, where the table refuses key updates
+ *    and has the check, and the truncate guard of the table and of each
+ *    partition (a TRUNCATE of a partition fires only its own triggers): a
+ *    TRUNCATE that is not refused drops this server's shards.
+ *
+ * The rows are held so that counter_crdt_health() returns them where it
+ * always did: the clones' after the table's merge and delete triggers, the
+ * guards' after the table's key guard.
  */
 static void
-cc_health_partitions(CcHealth *h, const CcExtension *ext, Relation rel,
-					 const char *object, const CcTriggers *trg)
+cc_health_walk(const CcExtension *ext, Relation rel, const char *object,
+			   const CcTriggers *trg, bool key_refused,
+			   List **clone_rows, List **guard_rows)
 {
-	List	   *parts = find_all_inheritors(RelationGetRelid(rel), AccessShareLock, NULL);
+	List	   *rels = list_make1_oid(RelationGetRelid(rel));
 	ListCell   *lc;
+	bool		guards = OidIsValid(ext->guard_fn);
 	bool		merge_ok = trg->merge != NULL && trg->merge->tgenabled == TRIGGER_FIRES_ON_REPLICA;
 	bool		delete_ok = trg->delete != NULL && cc_fires_locally(trg->delete);
-	bool		guard_ok = OidIsValid(ext->guard_fn) && trg->key_guard != NULL &&
-		cc_fires_locally(trg->key_guard);
+	bool		guard_ok = guards && trg->key_guard != NULL && cc_fires_locally(trg->key_guard);
+	bool		check_ok = guards && key_refused && trg->key_check != NULL &&
+		cc_fires_locally(trg->key_check);
 
-	foreach(lc, parts)
+	if (rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)
+		rels = find_all_inheritors(RelationGetRelid(rel), AccessShareLock, NULL);
+	foreach(lc, rels)
 	{
 		Oid			relid = lfirst_oid(lc);
-		Relation	r;
+		bool		self = relid == RelationGetRelid(rel);
+		Relation	r = self ? rel : table_open(relid, NoLock);
 		CcTriggers	t;
-		char	   *part;
+		char	   *part = self ? NULL :
+			DatumGetCString(DirectFunctionCall1(regclassout, ObjectIdGetDatum(relid)));
 
-		if (relid == RelationGetRelid(rel))
-			continue;
-		r = table_open(relid, NoLock);
 		cc_find_triggers(r, ext, &t);
-		part = DatumGetCString(DirectFunctionCall1(regclassout, ObjectIdGetDatum(relid)));
-		if (merge_ok && (t.merge == NULL || t.merge->tgenabled != TRIGGER_FIRES_ON_REPLICA))
-			cc_health_row(h, t.merge == NULL ? "merge_trigger_missing" : "merge_trigger_not_replica", object,
-						  psprintf("The clone of trigger \"%s\" on partition %s of table %s %s: %s.",
-								   trg->merge->tgname, part, object,
-								   t.merge == NULL ? "is missing" :
-								   t.merge->tgenabled == TRIGGER_DISABLED ? "is disabled" :
-								   t.merge->tgenabled == TRIGGER_FIRES_ALWAYS ? "is enabled ALWAYS, not as REPLICA" :
-								   "is enabled as an ordinary trigger, not as REPLICA",
-								   t.merge != NULL && t.merge->tgenabled == TRIGGER_FIRES_ALWAYS ?
-								   "it also fires for local writes of that partition" :
-								   "applied rows of that partition overwrite its counters, and increments are lost"),
-						  cc_enable_hint(object));
-		if (delete_ok && (t.delete == NULL || !cc_fires_locally(t.delete)))
-			cc_health_row(h, "delete_trigger_missing", object,
-						  psprintf("The clone of trigger \"%s\" on partition %s of table %s does not fire for local deletes: "
-								   "a DELETE of that partition's rows is a plain delete, which increments made elsewhere undo.",
-								   trg->delete->tgname, part, object),
-						  cc_enable_hint(object));
-		if (guard_ok && (t.key_guard == NULL || !cc_fires_locally(t.key_guard)))
-			cc_health_row(h, "key_update_not_refused", object,
-						  psprintf("An UPDATE of the primary key in partition %s of table %s is not refused on this server "
-								   "(the partition's clone of trigger \"%s\" does not fire for local statements): "
-								   "every server that applies it would stop replicating with an error, "
-								   "and an UPDATE that moves a row to another partition would delete its counters.",
-								   part, object, trg->key_guard->tgname),
-						  cc_enable_hint(object));
-		table_close(r, NoLock);
+		if (!self && merge_ok && (t.merge == NULL || t.merge->tgenabled != TRIGGER_FIRES_ON_REPLICA))
+			*clone_rows = cc_hold_row(*clone_rows,
+									  t.merge == NULL ? "merge_trigger_missing" : "merge_trigger_not_replica",
+									  psprintf("The clone of trigger \"%s\" on partition %s of table %s %s: %s.",
+											   trg->merge->tgname, part, object,
+											   t.merge == NULL ? "is missing" :
+											   t.merge->tgenabled == TRIGGER_DISABLED ? "is disabled" :
+											   t.merge->tgenabled == TRIGGER_FIRES_ALWAYS ? "is enabled ALWAYS, not as REPLICA" :
+											   "is enabled as an ordinary trigger, not as REPLICA",
+											   t.merge != NULL && t.merge->tgenabled == TRIGGER_FIRES_ALWAYS ?
+											   "it also fires for local writes of that partition" :
+											   "applied rows of that partition overwrite its counters, and increments are lost"),
+									  cc_enable_hint(object));
+		if (!self && delete_ok && (t.delete == NULL || !cc_fires_locally(t.delete)))
+			*clone_rows = cc_hold_row(*clone_rows, "delete_trigger_missing",
+									  psprintf("The clone of trigger \"%s\" on partition %s of table %s does not fire for local deletes: "
+											   "a DELETE of that partition's rows is a plain delete, which increments made elsewhere undo.",
+											   trg->delete->tgname, part, object),
+									  cc_enable_hint(object));
+		if (!self && guard_ok && (t.key_guard == NULL || !cc_fires_locally(t.key_guard)))
+			*clone_rows = cc_hold_row(*clone_rows, "key_update_not_refused",
+									  psprintf("An UPDATE of the primary key in partition %s of table %s is not refused on this server "
+											   "(the partition's clone of trigger \"%s\" does not fire for local statements): "
+											   "every server that applies it would stop replicating with an error, "
+											   "and an UPDATE that moves a row to another partition would delete its counters.",
+											   part, object, trg->key_guard->tgname),
+									  cc_enable_hint(object));
+		if (!self && check_ok && (t.key_check == NULL || !cc_fires_locally(t.key_check)))
+			*guard_rows = cc_hold_row(*guard_rows, "key_change_by_trigger_not_refused",
+									  psprintf("A change of the primary key in partition %s by a BEFORE UPDATE trigger that fires after the key guard "
+											   "is not refused on this server (the partition's AFTER UPDATE check of its key does not fire for local statements): "
+											   "every server that applies it would stop replicating with an error.",
+											   part),
+									  cc_enable_hint(object));
+		if (guards && (t.truncate_guard == NULL || !cc_fires_locally(t.truncate_guard)))
+			*guard_rows = cc_hold_row(*guard_rows, "truncate_not_refused",
+									  psprintf("A TRUNCATE of %s%s is not refused on this server: "
+											   "it would drop this server's shards, and the increments made after it would be lost against the other servers' copies.",
+											   self ? "table " : "partition ", self ? object : part),
+									  cc_enable_hint(object));
+		if (!self)
+			table_close(r, NoLock);
 	}
 }
 
@@ -299,6 +344,8 @@ cc_health_table(CcHealth *h, const CcExtension *ext, Oid relid)
 	CcTableInfo info;
 	CcTriggers	trg;
 	List	   *problems;
+	List	   *clone_rows = NIL;
+	List	   *guard_rows = NIL;
 	ListCell   *lc;
 	char	   *object;
 
@@ -308,6 +355,9 @@ cc_health_table(CcHealth *h, const CcExtension *ext, Oid relid)
 		return;
 	object = DatumGetCString(DirectFunctionCall1(regclassout, ObjectIdGetDatum(relid)));
 	cc_find_triggers(rel, ext, &trg);
+	problems = cc_table_check(rel, ext->counter_type, &info);
+	cc_health_walk(ext, rel, object, &trg, cc_health_key_refused(&info, &trg),
+				   &clone_rows, &guard_rows);
 
 	if (trg.merge == NULL)
 		cc_health_row(h, "merge_trigger_missing", object,
@@ -336,10 +386,8 @@ cc_health_table(CcHealth *h, const CcExtension *ext, Oid relid)
 							   psprintf("its trigger \"%s\" does not fire for local deletes", trg.delete->tgname)),
 					  cc_enable_hint(object));
 
-	if (rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)
-		cc_health_partitions(h, ext, rel, object, &trg);
+	cc_health_held_rows(h, object, clone_rows);
 
-	problems = cc_table_check(rel, ext->counter_type, &info);
 	foreach(lc, problems)
 	{
 		CcTableProblem *p = (CcTableProblem *) lfirst(lc);
@@ -348,7 +396,8 @@ cc_health_table(CcHealth *h, const CcExtension *ext, Oid relid)
 					  psprintf("The %s. %s", p->message, p->detail), p->hint);
 	}
 	if (OidIsValid(ext->guard_fn))
-		cc_health_guards(h, ext, rel, object, &info, &trg);
+		cc_health_guards(h, rel, object, &info, &trg);
+	cc_health_held_rows(h, object, guard_rows);
 	cc_health_truncate_published(h, rel, object);
 #if PG_VERSION_NUM >= 160000
 	cc_health_origin_none(h, rel, object);
@@ -624,6 +673,41 @@ cc_health_pglogical_subscriptions(CcHealth *h)
 	}
 }
 
+/*
+ * On a standby, one row per UNLOGGED table with a counter column: it has no
+ * data here, so counter_crdt_metrics() (counter_crdt_stat) skips it; every
+ * such table, whoever may read it, as its name is in pg_class for all.
+ */
+static void
+cc_health_unlogged_on_standby(CcHealth *h, const CcExtension *ext)
+{
+	List	   *cols;
+	ListCell   *lc;
+	Oid			last = InvalidOid;
+
+	if (!cc_no_data_here(RELPERSISTENCE_UNLOGGED))
+		return;
+	cols = cc_sweep_columns(InvalidOid, ext->counter_type);
+	foreach(lc, cols)
+	{
+		const CcColumn *col = lfirst(lc);
+		char	   *object;
+
+		/* the columns of one table lie together */
+		if (col->relid == last || !cc_no_data_here(get_rel_persistence(col->relid)))
+			continue;
+		last = col->relid;
+		object = DatumGetCString(DirectFunctionCall1(regclassout, ObjectIdGetDatum(col->relid)));
+		cc_health_row(h, "unlogged_table_skipped_on_standby", object,
+					  psprintf("Table %s is unlogged, and this server is a standby, which has no data of unlogged tables: "
+							   "counter_crdt_stat has no row of it here, and its figures are on the primary only "
+							   "(after a promotion the table is empty).",
+							   object),
+					  psprintf("Read its figures on the primary; if the standby should have its rows, "
+							   "make it a logged table there: ALTER TABLE %s SET LOGGED;", object));
+	}
+}
+
 PG_FUNCTION_INFO_V1(counter_crdt_health);
 Datum
 counter_crdt_health(PG_FUNCTION_ARGS)
@@ -676,6 +760,7 @@ counter_crdt_health(PG_FUNCTION_ARGS)
 	}
 	for (uint64 r = 0; r < ntables; r++)
 		cc_health_table(&h, &ext, tables[r]);
+	cc_health_unlogged_on_standby(&h, &ext);
 	cc_health_pglogical_subscriptions(&h);
 	cc_health_conflicts(&h, &ext);
 	cc_health_dropped(&h);

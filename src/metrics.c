@@ -14,6 +14,11 @@
  * it (or its counter column) when no row security applies to that role;
  * to any other role it has no row.
  *
+ * Standbys.  An UNLOGGED table has no data on a standby (its main fork is
+ * made only at promotion): it has no row there, instead of failing the
+ * whole function, and counter_crdt_health() names it
+ * (unlogged_table_skipped_on_standby).
+ *
  * Cost.  One sequential scan of each table (AccessShareLock, as a SELECT
  * takes), a hash lookup per shard id that differs from the previous
  * value's at the same place, and an interrupt check per row: linear in the
@@ -424,7 +429,13 @@ counter_crdt_metrics(PG_FUNCTION_ARGS)
 		}
 		i += n;
 		rel = nvisible > 0 ? try_table_open(first->relid, AccessShareLock) : NULL;
-		if (rel != NULL)		/* else none visible, or dropped meanwhile */
+		/* an unlogged table on a standby: no data here (health names it) */
+		if (rel != NULL && cc_no_data_here(rel->rd_rel->relpersistence))
+		{
+			table_close(rel, AccessShareLock);
+			rel = NULL;
+		}
+		if (rel != NULL)		/* else none visible, dropped meanwhile, or no data */
 		{
 			cc_metrics_scan(rel, stats, nvisible, rowcxt);
 			table_close(rel, AccessShareLock);

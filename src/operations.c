@@ -275,33 +275,39 @@ cc_truncate_guard_commands(Relation rel, const char *fn, const CcTriggers *trg,
 	return cmds;
 }
 
+/* What the set-up does about the guards of counter_crdt_local_guard(). */
+typedef struct CcGuardPlan
+{
+	bool		guards;			/* the extension has them (since 1.4) */
+	bool		make_guard;		/* the table's key guard is made again */
+	bool		make_check;		/* the table's AFTER key check is made again */
+} CcGuardPlan;
+
 /*
- * The commands that give a table the guards of counter_crdt_local_guard()
- * (what is missing of them, or enabling them where they do not fire for local
- * statements): BEFORE UPDATE OF the primary key columns (of any column on a
- * partitioned table: cc_guard_notes_moves()), FOR EACH ROW, and
- * AFTER UPDATE FOR EACH ROW WHEN the key differs, both of which partitions
- * inherit (a clone of either disabled on a partition is enabled again); and BEFORE
- * TRUNCATE, on the table and on each of its partitions (TRUNCATE of a
- * partition fires only the partition's triggers).  A key guard that no longer
- * covers the whole primary key is made again.
+ * The commands that give a table itself the guards of
+ * counter_crdt_local_guard() (what is missing of them, or enabling them where
+ * they do not fire for local statements): BEFORE UPDATE OF the primary key
+ * columns (of any column on a partitioned table: cc_guard_notes_moves()),
+ * FOR EACH ROW, and AFTER UPDATE FOR EACH ROW WHEN the key differs, both of
+ * which partitions inherit; and BEFORE TRUNCATE.  A key guard that no longer
+ * covers the whole primary key is made again.  The partitions' clones and
+ * truncate guards: cc_partition_commands().
  */
 static List *
 cc_guard_commands(Relation rel, const CcExtension *ext, const CcTableInfo *info,
-				  const CcTriggers *trg)
+				  const CcTriggers *trg, CcGuardPlan *plan)
 {
 	char	   *relname = quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
 													 RelationGetRelationName(rel));
 	char	   *fn = quote_qualified_identifier(get_namespace_name(ext->nsp),
 												"counter_crdt_local_guard");
 	List	   *cmds = NIL;
-	bool		make_guard;
-	bool		make_check;
 	bool		partitioned = (rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE);
 
-	make_guard = (trg->key_guard == NULL || !cc_guard_covers_key(trg->key_guard, info->pkey) ||
-				  !cc_guard_notes_moves(rel, trg->key_guard));
-	if (make_guard)
+	plan->guards = true;
+	plan->make_guard = (trg->key_guard == NULL || !cc_guard_covers_key(trg->key_guard, info->pkey) ||
+						!cc_guard_notes_moves(rel, trg->key_guard));
+	if (plan->make_guard)
 	{
 		if (trg->key_guard != NULL)
 			cmds = lappend(cmds, psprintf("DROP TRIGGER %s ON %s",
@@ -316,8 +322,8 @@ cc_guard_commands(Relation rel, const CcExtension *ext, const CcTableInfo *info,
 		cmds = lappend(cmds, psprintf("ALTER TABLE %s ENABLE TRIGGER %s", relname,
 									  quote_identifier(trg->key_guard->tgname)));
 
-	make_check = (trg->key_check == NULL || !cc_check_covers_key(trg->key_check, info->pkey));
-	if (make_check)
+	plan->make_check = (trg->key_check == NULL || !cc_check_covers_key(trg->key_check, info->pkey));
+	if (plan->make_check)
 	{
 		if (trg->key_check != NULL)
 			cmds = lappend(cmds, psprintf("DROP TRIGGER %s ON %s",
@@ -331,50 +337,30 @@ cc_guard_commands(Relation rel, const CcExtension *ext, const CcTableInfo *info,
 		cmds = lappend(cmds, psprintf("ALTER TABLE %s ENABLE TRIGGER %s", relname,
 									  quote_identifier(trg->key_check->tgname)));
 
-	cmds = cc_truncate_guard_commands(rel, fn, trg, cmds);
-	if (partitioned)
-	{
-		List	   *parts = find_all_inheritors(RelationGetRelid(rel), ShareRowExclusiveLock, NULL);
-		ListCell   *lc;
-
-		foreach(lc, parts)
-		{
-			Oid			part = lfirst_oid(lc);
-			Relation	prel;
-			CcTriggers	ptrg;
-
-			if (part == RelationGetRelid(rel))
-				continue;
-			prel = table_open(part, NoLock);
-			cc_find_triggers(prel, ext, &ptrg);
-			if (!make_guard && ptrg.key_guard != NULL && !cc_fires_locally(ptrg.key_guard))
-				cmds = lappend(cmds, psprintf("ALTER TABLE %s ENABLE TRIGGER %s",
-											  quote_qualified_identifier(get_namespace_name(RelationGetNamespace(prel)),
-																		 RelationGetRelationName(prel)),
-											  quote_identifier(ptrg.key_guard->tgname)));
-			if (!make_check && ptrg.key_check != NULL && !cc_fires_locally(ptrg.key_check))
-				cmds = lappend(cmds, psprintf("ALTER TABLE %s ENABLE TRIGGER %s",
-											  quote_qualified_identifier(get_namespace_name(RelationGetNamespace(prel)),
-																		 RelationGetRelationName(prel)),
-											  quote_identifier(ptrg.key_check->tgname)));
-			cmds = cc_truncate_guard_commands(prel, fn, &ptrg, cmds);
-			table_close(prel, NoLock);
-		}
-	}
-	return cmds;
+	return cc_truncate_guard_commands(rel, fn, trg, cmds);
 }
 
 /*
- * The commands that enable again the clones of the merge and delete
- * triggers that a partition disabled alone (ALTER TABLE partition DISABLE
- * TRIGGER, or ENABLE TRIGGER where REPLICA is right): the table's own
- * trigger fires as it must, so nothing else would.
+ * One walk of the partitions of a partitioned table, gathering the commands
+ * of every clone that a partition changed alone (ALTER TABLE partition
+ * DISABLE TRIGGER, or ENABLE TRIGGER where REPLICA is right), where the
+ * table's own trigger fires as it must, so that nothing else would:
+ *
+ *  - into *clones, enabling again the clones of the merge trigger (as
+ *    REPLICA) and of the delete trigger;
+ *  - into *guards, where the extension has the guards (plan): enabling again
+ *    the clones of the key guard and of the AFTER key check, unless the
+ *    table's own is made again (which makes new clones), and the truncate
+ *    guard of each partition (a TRUNCATE of a partition fires only the
+ *    partition's triggers).
  */
-static List *
-cc_partition_trigger_commands(Relation rel, const CcExtension *ext)
+static void
+cc_partition_commands(Relation rel, const CcExtension *ext, const CcGuardPlan *plan,
+					  List **clones, List **guards)
 {
 	List	   *parts = find_all_inheritors(RelationGetRelid(rel), ShareRowExclusiveLock, NULL);
-	List	   *cmds = NIL;
+	char	   *fn = quote_qualified_identifier(get_namespace_name(ext->nsp),
+												"counter_crdt_local_guard");
 	ListCell   *lc;
 
 	foreach(lc, parts)
@@ -396,20 +382,29 @@ cc_partition_trigger_commands(Relation rel, const CcExtension *ext)
 					(errmsg("trigger \"%s\" of partition %s was not enabled as REPLICA; enabling it",
 							ptrg.merge->tgname, pname),
 					 errdetail("Until now replicated rows of that partition overwrote its counters instead of merging into them.")));
-			cmds = lappend(cmds, psprintf("ALTER TABLE %s ENABLE REPLICA TRIGGER %s", pname,
-										  quote_identifier(ptrg.merge->tgname)));
+			*clones = lappend(*clones, psprintf("ALTER TABLE %s ENABLE REPLICA TRIGGER %s", pname,
+												quote_identifier(ptrg.merge->tgname)));
 		}
 		if (ptrg.delete != NULL && !cc_fires_locally(ptrg.delete))
 		{
 			ereport(NOTICE,
 					(errmsg("trigger \"%s\" of partition %s did not fire for local deletes; enabling it",
 							ptrg.delete->tgname, pname)));
-			cmds = lappend(cmds, psprintf("ALTER TABLE %s ENABLE TRIGGER %s", pname,
-										  quote_identifier(ptrg.delete->tgname)));
+			*clones = lappend(*clones, psprintf("ALTER TABLE %s ENABLE TRIGGER %s", pname,
+												quote_identifier(ptrg.delete->tgname)));
+		}
+		if (plan->guards)
+		{
+			if (!plan->make_guard && ptrg.key_guard != NULL && !cc_fires_locally(ptrg.key_guard))
+				*guards = lappend(*guards, psprintf("ALTER TABLE %s ENABLE TRIGGER %s", pname,
+													quote_identifier(ptrg.key_guard->tgname)));
+			if (!plan->make_check && ptrg.key_check != NULL && !cc_fires_locally(ptrg.key_check))
+				*guards = lappend(*guards, psprintf("ALTER TABLE %s ENABLE TRIGGER %s", pname,
+													quote_identifier(ptrg.key_check->tgname)));
+			*guards = cc_truncate_guard_commands(prel, fn, &ptrg, *guards);
 		}
 		table_close(prel, NoLock);
 	}
-	return cmds;
 }
 
 /*
@@ -438,6 +433,7 @@ counter_crdt_enable_replica_merge(PG_FUNCTION_ARGS)
 	char	   *enable_delete = NULL;
 	List	   *clones = NIL;
 	List	   *guards = NIL;
+	CcGuardPlan plan = {false, false, false};
 	ListCell   *lc;
 
 	/* not STRICT in 1.1, and so not now: a NULL table is an error */
@@ -472,10 +468,10 @@ counter_crdt_enable_replica_merge(PG_FUNCTION_ARGS)
 	create_delete = (trg.delete == NULL);
 	if (!create_delete && !cc_fires_locally(trg.delete))
 		enable_delete = pstrdup(trg.delete->tgname);
-	if (rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)
-		clones = cc_partition_trigger_commands(rel, &ext);
 	if (OidIsValid(ext.guard_fn))
-		guards = cc_guard_commands(rel, &ext, &info, &trg);
+		guards = cc_guard_commands(rel, &ext, &info, &trg, &plan);
+	if (rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)
+		cc_partition_commands(rel, &ext, &plan, &clones, &guards);
 	table_close(rel, NoLock);
 
 	merge_fn = quote_qualified_identifier(get_namespace_name(ext.nsp),

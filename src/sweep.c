@@ -38,6 +38,7 @@
 #include "access/genam.h"
 #include "access/htup_details.h"
 #include "access/table.h"
+#include "access/xlog.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_attribute.h"
 #include "catalog/pg_class.h"
@@ -179,6 +180,12 @@ cc_sweep_columns(Oid only_table, Oid counter_type)
 	}
 	list_sort(cols, cc_column_cmp);
 	return cols;
+}
+
+bool
+cc_no_data_here(char relpersistence)
+{
+	return relpersistence == RELPERSISTENCE_UNLOGGED && RecoveryInProgress();
 }
 
 /*

@@ -27,4 +27,12 @@ typedef struct CcColumn
  */
 extern List *cc_sweep_columns(Oid only_table, Oid counter_type);
 
+/*
+ * Whether a table of that relpersistence has no data on this server: an
+ * UNLOGGED table on a standby (its rows are not in the WAL, and opening
+ * its main fork fails with 58P01).  counter_crdt_metrics() skips it and
+ * counter_crdt_health() names it (unlogged_table_skipped_on_standby).
+ */
+extern bool cc_no_data_here(char relpersistence);
+
 #endif							/* CC_SWEEP_H */
