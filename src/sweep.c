@@ -192,21 +192,34 @@ cc_no_data_here(char relpersistence)
  * Whether the caller may sweep relid: it is a member of the owner's role.
  * When not, a WARNING (skipping it) or, for a table the caller named, an
  * error.  A table whose owner is subject to its own row security is
- * skipped likewise: its policies could hide rows from the sweep.
+ * skipped likewise: its policies could hide rows from the sweep; and an
+ * unlogged table on a standby, which has none of its rows.
  */
 static bool
 cc_may_sweep(const CcColumn *col, bool named, Oid *owner)
 {
 	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(col->relid));
 	Form_pg_class rel;
-	bool		forced;
+	bool		forced,
+				unlogged_here;
 
 	if (!HeapTupleIsValid(tup))
 		return false;
 	rel = (Form_pg_class) GETSTRUCT(tup);
 	*owner = rel->relowner;
 	forced = rel->relrowsecurity && rel->relforcerowsecurity;
+	unlogged_here = cc_no_data_here(rel->relpersistence);
 	ReleaseSysCache(tup);
+	if (unlogged_here)
+	{
+		ereport(named ? ERROR : WARNING,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("%s table %s: it is unlogged, and this server is a standby",
+						named ? "cannot sweep" : "skipping", col->relname),
+				 errdetail("A standby has none of the rows of an unlogged table."),
+				 errhint("Run it on the primary.")));
+		return false;
+	}
 	if (!has_privs_of_role(GetUserId(), *owner))
 	{
 		ereport(named ? ERROR : WARNING,

@@ -274,6 +274,16 @@ $standby->psql('app', "\\set VERBOSITY verbose\nSELECT string_agg(table_name::te
 	stdout => \$stdout, stderr => \$stderr);
 is($stderr, '', 'counter_crdt_stat on the standby, read by a superuser, has no error');
 is($stdout, 'hits page_views', 'and rows of the logged tables only');
+# The writer report reads the logged tables there too, and says which it skips.
+$standby->psql('app', "SELECT string_agg(DISTINCT table_name::text, ' ' ORDER BY table_name::text) FROM counter_crdt_writer_report()",
+	stdout => \$stdout, stderr => \$stderr);
+is($stdout, 'hits page_views', 'counter_crdt_writer_report() on the standby reports the logged tables');
+like($stderr, qr/WARNING:  skipping table .*scratch: it is unlogged, and this server is a standby/,
+	'and warns that it skips the unlogged one');
+$standby->psql('app', "SELECT count(*) FROM counter_crdt_writer_report('scratch')",
+	stdout => \$stdout, stderr => \$stderr);
+like($stderr, qr/ERROR:  cannot sweep table .*scratch: it is unlogged, and this server is a standby/,
+	'named, the unlogged table is an error');
 
 # Without pg_monitor the monitoring role may not read the table: no series.
 $node->safe_psql('app', 'REVOKE pg_monitor FROM counter_crdt_monitor');
