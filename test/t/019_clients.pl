@@ -7,9 +7,14 @@
 #    "not ok N - what" per check; each line is a check here, and the script
 #    must end with its plan and exit 0.
 # 2. The programs of doc/clients.md, run as written on a fresh database
-#    "shop" (recipe clients/table, the writer id the page shows), each
-#    printing exactly what the page shows; the binary COPY program between
-#    two servers, run twice (merging again changes nothing).
+#    "shop" (recipes clients/table and clients/role, the writer id the page
+#    shows), each printing exactly what the page shows; the binary COPY
+#    program between two servers, run twice (merging again changes
+#    nothing).  The pgjdbc program runs as written but for the port of its
+#    URL (localhost:5432 is localhost and a's port here): it logs in as the
+#    role of clients/role with the URL's password, which a asks for over
+#    TCP (scram-sha-256, as Debian's pg_hba.conf does), whatever the
+#    operating-system user that runs java.
 #
 # A missing driver fails, it does not skip: setup installs them.  Only on
 # the PostgreSQL of the machine itself (15), not in the chroots of
@@ -47,7 +52,16 @@ ok(-f "$node_modules/pg/package.json", "node-postgres is installed ($node_module
 # Unix sockets.
 my $a = PostgreSQL::Test::Cluster->new('clients_a');
 $a->init;
-$a->append_conf('postgresql.conf', "listen_addresses = '127.0.0.1'");
+$a->append_conf('postgresql.conf', "listen_addresses = '127.0.0.1'\nlog_connections = on");
+{
+	# the role of the page's set-up over TCP: with its password, as Debian
+	# asks; every other role as the test servers let it in
+	my $hba = $a->data_dir . '/pg_hba.conf';
+	my $rest = slurp_file($hba);
+	open(my $fh, '>', $hba) or die "cannot write $hba: $!";
+	print $fh "host all shop_user 127.0.0.1/32 scram-sha-256\n" . $rest;
+	close($fh);
+}
 $a->start;
 my $b = PostgreSQL::Test::Cluster->new('clients_b');
 $b->init;
@@ -109,10 +123,11 @@ run_checks('pgjdbc',
 sub fresh_shop
 {
 	my ($node, $id) = @_;
-	$node->safe_psql('postgres', "DROP DATABASE IF EXISTS shop;\nCREATE DATABASE shop;");
+	$node->safe_psql('postgres', "DROP DATABASE IF EXISTS shop;\nDROP ROLE IF EXISTS shop_user;\nCREATE DATABASE shop;");
 	$node->safe_psql('postgres', "LOAD 'counter_crdt';\nALTER DATABASE shop SET counter_crdt.node_id = '$id';")
 	  if $id;
 	$node->safe_psql('shop', recipe('clients/table'));
+	$node->safe_psql('shop', recipe('clients/role'));
 	return;
 }
 
@@ -166,10 +181,16 @@ $out = run_program('node-postgres', 'counters.js', recipe('clients/node'),
 is($out, recipe('clients/node.out'), 'doc/clients.md, node-postgres: prints what the page shows');
 
 fresh_shop($a, $doc_id);
+my $log_at = -s $a->logfile;
 $out = run_program('pgjdbc', 'Counters.java',
-	recipe('clients/pgjdbc', { 'localhost' => '127.0.0.1:' . $a->port }), {},
-	'java', '-cp', $jdbc);
+	recipe('clients/pgjdbc', { 'jdbc:postgresql://localhost:5432/' => 'jdbc:postgresql://localhost:' . $a->port . '/' }),
+	{}, 'java', '-cp', $jdbc);
 is($out, recipe('clients/pgjdbc.out'), 'doc/clients.md, pgjdbc: prints what the page shows');
+like(substr(slurp_file($a->logfile), $log_at),
+	qr/connection authenticated: identity="shop_user" method=scram-sha-256/,
+	'doc/clients.md, pgjdbc: logs in as the role of the set-up, with the password of its URL');
+is($a->safe_psql('shop', q{SELECT string_agg(k || ':' || c::bigint, ' ' ORDER BY k) FROM t}),
+	'1:12 2:300', 'doc/clients.md, pgjdbc: its increments are in t');
 
 $a->stop;
 $b->stop;

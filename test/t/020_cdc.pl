@@ -61,23 +61,28 @@ $node->append_conf('postgresql.conf', $conf);
 $node->restart;
 is($node->safe_psql('postgres', 'SHOW wal_level'), 'logical', 'wal_level is logical');
 
-# The increments, and the value each change must carry: [action, page, value].
-my @writes = (
-	[ q{INSERT INTO page_views VALUES ('home', NULL::counter_crdt + 5)
-	      ON CONFLICT (page) DO UPDATE SET views = page_views.views + 5},
-		[ 'I', 'home', 5 ] ],
-	[ q{INSERT INTO page_views VALUES ('home', NULL::counter_crdt + 5)
-	      ON CONFLICT (page) DO UPDATE SET views = page_views.views + 5},
-		[ 'U', 'home', 10 ] ],
-	[ q{UPDATE page_views SET views = views + 5 WHERE page = 'home'}, [ 'U', 'home', 15 ] ],
-	[ q{UPDATE page_views SET views = views - 7 WHERE page = 'home'}, [ 'U', 'home', 8 ] ],
-	[ q{INSERT INTO page_views VALUES ('about', NULL::counter_crdt + 1)}, [ 'I', 'about', 1 ] ],
-	[ q{UPDATE page_views SET views = 'tombstone' WHERE page = 'about'},
-		[ 'U', 'about', undef ] ],
-	# a tombstone ignores increments: the row is written, its value stays NULL
-	[ q{UPDATE page_views SET views = views + 3 WHERE page = 'about'},
-		[ 'U', 'about', undef ] ],
-);
+# The increments on pages $p1 and $p2, and the value each change must
+# carry: [sql, [action, page, value]].
+sub writes
+{
+	my ($p1, $p2) = @_;
+	return (
+		[ qq{INSERT INTO page_views VALUES ('$p1', NULL::counter_crdt + 5)
+		      ON CONFLICT (page) DO UPDATE SET views = page_views.views + 5},
+			[ 'I', $p1, 5 ] ],
+		[ qq{INSERT INTO page_views VALUES ('$p1', NULL::counter_crdt + 5)
+		      ON CONFLICT (page) DO UPDATE SET views = page_views.views + 5},
+			[ 'U', $p1, 10 ] ],
+		[ qq{UPDATE page_views SET views = views + 5 WHERE page = '$p1'}, [ 'U', $p1, 15 ] ],
+		[ qq{UPDATE page_views SET views = views - 7 WHERE page = '$p1'}, [ 'U', $p1, 8 ] ],
+		[ qq{INSERT INTO page_views VALUES ('$p2', NULL::counter_crdt + 1)}, [ 'I', $p2, 1 ] ],
+		[ qq{UPDATE page_views SET views = 'tombstone' WHERE page = '$p2'},
+			[ 'U', $p2, undef ] ],
+		# a tombstone ignores increments: the row is written, its value stays NULL
+		[ qq{UPDATE page_views SET views = views + 3 WHERE page = '$p2'},
+			[ 'U', $p2, undef ] ],
+	);
+}
 
 sub show { return defined $_[0] ? $_[0] : 'NULL' }
 
@@ -170,9 +175,9 @@ sub pgoutput_changes
 # $pg_value: whether pgoutput's changes must carry total_views.
 sub run_writes
 {
-	my ($db, $label, $pg_value) = @_;
+	my ($db, $label, $pg_value, $pub, $pages) = @_;
 	my $bigint_oid = $node->safe_psql($db, q{SELECT 'int8'::regtype::oid});
-	foreach my $w (@writes)
+	foreach my $w (writes(@$pages))
 	{
 		my ($sql, $want) = @$w;
 		my ($action, $page, $value) = @$want;
@@ -197,7 +202,7 @@ sub run_writes
 				"$step: wal2json's views column is the text state, not a number");
 		}
 
-		my @g = pgoutput_changes($db, 'cdc_pgoutput', 'cdc');
+		my @g = pgoutput_changes($db, 'cdc_check', $pub);
 		is(scalar(@g), 1, "$step: pgoutput gives one change");
 		my ($ga, $grow, $gcols) = @{ $g[0] // [ '', {}, [] ] };
 		is($ga . ' ' . ($grow->{page}[0] // ''), "$action $page", "$step: pgoutput's action and key");
@@ -215,58 +220,109 @@ sub run_writes
 	return;
 }
 
-# --- gen: the generated value column ---------------------------------------
-$node->safe_psql('postgres', 'CREATE DATABASE gen');
-$node->safe_psql('gen', q{
+# --- the page top to bottom, in one database ------------------------------
+# As a user who reads the page in order and runs every block: the generated
+# column, wal2json's slot, the publication of 18 (refused before 18), then
+# the column kept by a trigger in its place, the publication (on 18 the one
+# of cdc/publication-18 is kept, as the page says), and pgoutput's slot and
+# a peek at its messages.  The test's own pgoutput slot, cdc_check, sees
+# every change from the start; before 18, with no publication of the page's
+# yet, it reads through the test's publication cdc_check (of the table, no
+# options), and it always drains through cdc_check.
+$node->safe_psql('postgres', 'CREATE DATABASE app');
+$node->safe_psql('app', q{
 	CREATE EXTENSION counter_crdt;
 	CREATE TABLE page_views (page text PRIMARY KEY, views counter_crdt);
+	CREATE PUBLICATION cdc_check FOR TABLE page_views;
 });
-$node->safe_psql('gen', recipe('cdc/value-column'));
-$node->safe_psql('gen', recipe('cdc/wal2json')) unless $wal2json_skip;
+$node->safe_psql('app', q{SELECT pg_create_logical_replication_slot('cdc_check', 'pgoutput')});
+
+# the generated value column
+$node->safe_psql('app', recipe('cdc/value-column'));
+$node->safe_psql('app', recipe('cdc/wal2json')) unless $wal2json_skip;
 if ($pg18)
 {
-	$node->safe_psql('gen', recipe('cdc/publication-18'));
+	$node->safe_psql('app', recipe('cdc/publication-18'));
 }
 else
 {
-	my ($rc, $out, $err) = $node->psql('gen', recipe('cdc/publication-18'));
+	my ($rc, $out, $err) = $node->psql('app', recipe('cdc/publication-18'));
 	isnt($rc, 0, 'before 18: the publication of cdc/publication-18 is refused');
 	like($err, qr/unrecognized publication parameter/, 'before 18: ... for its option');
-	$node->safe_psql('gen', 'CREATE PUBLICATION cdc FOR TABLE page_views');
 }
-$node->safe_psql('gen', q{SELECT pg_create_logical_replication_slot('cdc_pgoutput', 'pgoutput')});
-run_writes('gen', 'generated column', $pg18);
+run_writes('app', 'generated column', $pg18, $pg18 ? 'cdc' : 'cdc_check', [ 'home', 'about' ]);
 
-# A replicated table takes the generated column.
-$node->safe_psql('gen', q{SELECT counter_crdt_enable_replica_merge('page_views')});
-pass('a table with the generated value column can be replicated');
-
-# Slot names are the cluster's: the next database makes its own.
-$node->safe_psql('gen', q{SELECT pg_drop_replication_slot('cdc_json')}) unless $wal2json_skip;
-$node->safe_psql('gen', q{SELECT pg_drop_replication_slot('cdc_pgoutput')});
-
-# --- trig: the column kept by a trigger ------------------------------------
-$node->safe_psql('postgres', 'CREATE DATABASE trig');
-$node->safe_psql('trig', q{
-	CREATE EXTENSION counter_crdt;
-	CREATE TABLE page_views (page text PRIMARY KEY, views counter_crdt);
-	INSERT INTO page_views VALUES ('old', NULL::counter_crdt + 2);
-});
-$node->safe_psql('trig', recipe('cdc/trigger-column'));
-is($node->safe_psql('trig', q{SELECT total_views FROM page_views WHERE page = 'old'}),
-	'2', 'the trigger recipe fills the column of rows written before it');
-$node->safe_psql('trig', recipe('cdc/publication'));
-$node->safe_psql('trig', recipe('cdc/wal2json')) unless $wal2json_skip;
-$node->safe_psql('trig', q{SELECT pg_create_logical_replication_slot('cdc_pgoutput', 'pgoutput')});
-run_writes('trig', 'column kept by a trigger', 1);
+# the column kept by a trigger, in its place
+$node->safe_psql('app', recipe('cdc/trigger-column'));
+is($node->safe_psql('app', q{SELECT string_agg(page || ' ' || coalesce(total_views::text, 'NULL'), ', ' ORDER BY page)
+	FROM page_views}),
+	'about NULL, home 8', 'the trigger recipe replaces the generated column and fills the rows written before it');
+is($node->safe_psql('app', q{SELECT attgenerated FROM pg_attribute
+	WHERE attrelid = 'page_views'::regclass AND attname = 'total_views'}),
+	'', 'total_views is an ordinary column now');
+if ($pg18)
+{
+	my ($rc, $out, $err) = $node->psql('app', recipe('cdc/publication'));
+	like($err, qr/publication "cdc" already exists/,
+		'18: a second publication cdc fails, as the page says; the one of cdc/publication-18 is kept');
+}
+else
+{
+	$node->safe_psql('app', recipe('cdc/publication'));
+}
+# what the block's filling of the old rows sent
+SKIP:
+{
+	skip $wal2json_skip, 1 if $wal2json_skip;
+	my @j = wal2json_changes('app');
+	is(join(' ', map { "$_->[0] $_->[1] " . ($_->[2] // '-') } @j), 'U home 8',
+		'wal2json: the trigger block updated the row written before it, with its value');
+}
+pgoutput_changes('app', 'cdc_check', 'cdc_check');
+run_writes('app', 'column kept by a trigger', 1, 'cdc', [ 'contact', 'blog' ]);
 
 # A write to the column itself is overwritten with the counter's value.
-$node->safe_psql('trig', q{UPDATE page_views SET total_views = 99 WHERE page = 'home'});
-is($node->safe_psql('trig', q{SELECT total_views FROM page_views WHERE page = 'home'}),
+$node->safe_psql('app', q{UPDATE page_views SET total_views = 99 WHERE page = 'contact'});
+is($node->safe_psql('app', q{SELECT total_views FROM page_views WHERE page = 'contact'}),
 	'8', 'a write to total_views is overwritten');
 
-# A replicated table refuses the column kept by a trigger.
-my ($rc, $out, $err) = $node->psql('trig',
+# what pgoutput sends: the page's slot, a write, the peek
+$node->safe_psql('app', recipe('cdc/pgoutput'));
+$node->safe_psql('app', q{INSERT INTO page_views VALUES ('news', NULL::counter_crdt + 3)});
+$node->safe_psql('app', q{UPDATE page_views SET views = views + 5 WHERE page = 'news'});
+{
+	my $peek = $node->safe_psql('app', recipe('cdc/pgoutput-peek'));
+	note("the peek block:\n$peek");
+	my @kinds = map { /^(.)\|/ ? $1 : '?' } split /\n/, $peek;
+	is("@kinds", 'B Y R I C B U C',
+		'the peek shows begin, the type, relation, insert, commit; begin, update, commit');
+	like($peek, qr/^Y\|.*counter_crdt\\x00$/m, 'the Y row names counter_crdt');
+	like($peek, qr/^R\|.*total_views\\x00\\x00\\x00\\x00\\x14\\xff\\xff\\xff\\xff$/m,
+		'the R row: total_views, its end, the oid 20 (\\x00\\x00\\x00\\x14), as the page reads it');
+	like($peek, qr/^U\|U(\\x[0-9a-f]{2}|[^\\]){4}N\\x00\\x03t\\x00\\x00\\x00\\x04newst\\x00\\x00\\x00\*\{[^}]+:2:8\}t\\x00\\x00\\x00\\x018$/m,
+		'the U row: N, three columns, t, the length and the text of each, total_views 8 last');
+	is($node->safe_psql('app', recipe('cdc/pgoutput-peek')), $peek, 'a peek consumes nothing: the same again');
+	my @g = pgoutput_changes('app', 'cdc_pgoutput', 'cdc');
+	is(join(' ', map { $_->[0] . ' ' . $_->[1]{page}[0] . ' ' . show($_->[1]{total_views}[0]) } @g),
+		'I news 3 U news 8', 'decoded, the same slot\'s messages carry total_views 3, then 8');
+}
+$node->safe_psql('app', q{SELECT pg_drop_replication_slot('cdc_pgoutput')});
+
+# --- what the table of the page says of replicated tables ------------------
+# (a database of its own: not a step of the page's flow)
+foreach my $db (qw(replicated_gen replicated_trig))
+{
+	$node->safe_psql('postgres', "CREATE DATABASE $db");
+	$node->safe_psql($db, q{
+		CREATE EXTENSION counter_crdt;
+		CREATE TABLE page_views (page text PRIMARY KEY, views counter_crdt);
+	});
+}
+$node->safe_psql('replicated_gen', recipe('cdc/value-column'));
+$node->safe_psql('replicated_gen', q{SELECT counter_crdt_enable_replica_merge('page_views')});
+pass('a table with the generated value column can be replicated');
+$node->safe_psql('replicated_trig', recipe('cdc/trigger-column'));
+my ($rc, $out, $err) = $node->psql('replicated_trig',
 	q{SELECT counter_crdt_enable_replica_merge('page_views')});
 isnt($rc, 0, 'counter_crdt_enable_replica_merge refuses the column kept by a trigger');
 like($err, qr/total_views/, '... and names it');

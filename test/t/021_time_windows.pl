@@ -24,7 +24,12 @@
 #    (truncate_not_refused, naming it) until the recipe's block has run; a
 #    TRUNCATE of a partition pg_partman made is refused; local increments of
 #    a bucket without a partition are refused; the rate block sums the last
-#    ten minutes.
+#    ten minutes;
+#  - as hits_app, the recipe's role that is not a superuser: an increment
+#    counted on every server, and the refusals of the default partition's
+#    trigger with their texts and hint (its lookup of the retention in
+#    partman.part_config runs as the function's owner), not a permission
+#    error for the schema partman.
 #
 # Skipped only when pg_partman is not installed for this PostgreSQL.
 use strict;
@@ -70,6 +75,7 @@ foreach my $s (@names)
 	readme_run($node{$s}, 'postgres', 'replication/setup');
 	readme_run($node{$s}, 'app', "replication/writer-id-$s");
 	readme_run($node{$s}, 'app', 'time-windows/setup');
+	readme_run($node{$s}, 'app', 'time-windows/role');
 }
 foreach my $s (@names)
 {
@@ -369,6 +375,32 @@ my @offsets = map { -s $node{$_}->logfile } qw(b c);
 	like($err, qr/ERROR:  minute .* of hits is past its retention/, 'a local increment of a dropped bucket is refused');
 	($rc, $out, $err) = $node{a}->psql('app', increment_sql('k1', $min{late}));
 	like($err, qr/ERROR:  hits has no partition for minute/, 'a local increment of a bucket not made yet is refused');
+}
+
+# 5b. as hits_app, the recipe's role that is not a superuser: an increment,
+# and the trigger's refusals with their texts and hint
+{
+	my $as_app = sub {
+		my ($sql) = @_;
+		my ($rc, $out, $err) = $node{a}->psql('app', $sql, extra_params => [ '-U', 'hits_app' ]);
+		return ($rc, $err);
+	};
+	is($node{a}->safe_psql('app', q{SELECT rolsuper FROM pg_roles WHERE rolname = 'hits_app'}),
+		'f', 'hits_app is not a superuser');
+	my ($rc, $err) = $as_app->(increment_sql('writer', $min{keep3}));
+	is($rc, 0, 'hits_app: the increment block runs') or diag($err);
+	$exp{"writer\@$min{keep3}"}++;
+	($rc, $err) = $as_app->(increment_sql('writer', $min{keep3}));
+	is($rc, 0, 'hits_app: an increment of its row runs') or diag($err);
+	$exp{"writer\@$min{keep3}"}++;
+	wait_state($_, expected(qw(old1 old2)), 'hits_app\'s increments') foreach @names;
+	($rc, $err) = $as_app->(increment_sql('writer', $min{old1}));
+	like($err, qr/ERROR:  minute .* of hits is past its retention/,
+		'hits_app: a local increment of a dropped bucket is refused with the trigger\'s text');
+	($rc, $err) = $as_app->(increment_sql('writer', $min{late}));
+	like($err, qr/ERROR:  hits has no partition for minute .* yet\nHINT:  Run the maintenance of hits \(doc\/time-windows.md\)\./,
+		'hits_app: a local increment of a bucket not made yet is refused with the hint');
+	unlike($err, qr/permission denied/, 'hits_app: no permission error');
 }
 
 # 6. the rate block: the last ten minutes before keep3 are keep2 and keep3

@@ -10,6 +10,12 @@
 #    ends with the exact totals, and a's shard of every page holds exactly
 #    what went through the pooler (each pgbench transaction also logs its
 #    page and delta in a table of a's alone);
+#  - the pgjdbc program of the page (only its port substituted), four
+#    copies at once through the pooler: every page gains exactly 125 per
+#    copy; without the ini's ignore_startup_parameters line (a second
+#    PgBouncer) pgjdbc is refused, unsupported startup parameter
+#    extra_float_digits; without prepareThreshold=0 (on a table of a's
+#    alone) copies at once stop on their named prepared statements;
 #  - exactly-once increments through the pooler (doc/beyond-scylladb.md's
 #    batch as written, its table made in every batch's transaction as the
 #    page says), two consumers at once, then replays: one batch sent again
@@ -261,6 +267,116 @@ sub a_shards
 my $want_a = join("\n", map { "$_|$pooled{$_}" } sort keys %pooled);
 is(a_shards($_), $want_a, 'pgbench: a\'s shard of every page on ' . $_->name . ' = what went through the pooler')
   foreach ($na, $nb, $nc);
+
+# ------------------------------------------------------------ pgjdbc
+# The page's program as written but for PgBouncer's port; skipped where
+# there is no java or pgjdbc (the chroots of scripts/test.sh).
+my $JDBC = '/usr/share/java/postgresql.jar';
+my $JAVA = in_path('java');
+my $jdbc_n = 0;
+
+# Writes $text as PooledIncrements.java in a directory of its own; its path.
+sub jdbc_program
+{
+	my ($text) = @_;
+	my $d = "$dir/jdbc" . $jdbc_n++;
+	mkdir $d or die "cannot make $d: $!";
+	append_to_file("$d/PooledIncrements.java", $text);
+	return "$d/PooledIncrements.java";
+}
+
+# $n copies of the program at $file at once; [exit code, stdout, stderr] of each.
+sub jdbc_run
+{
+	my ($file, $n) = @_;
+	my @h;
+	foreach (1 .. $n)
+	{
+		my ($out, $err) = ('', '');
+		my $h = IPC::Run::start([ $JAVA, '-cp', $JDBC, $file ],
+			'>', \$out, '2>', \$err, IPC::Run::timeout(300));
+		push @h, [ $h, \$out, \$err ];
+	}
+	my @r;
+	foreach my $x (@h)
+	{
+		my ($h, $out, $err) = @$x;
+		$h->finish;
+		push @r, [ $h->result(0), $$out, $$err ];
+	}
+	return @r;
+}
+
+SKIP:
+{
+	skip 'no java or pgjdbc here (default-jdk-headless, libpostgresql-jdbc-java)', 15
+	  unless $JAVA && -f $JDBC;
+	my $program = recipe('pooling/pgjdbc');
+
+	# without the ignore_startup_parameters line: a second PgBouncer, the
+	# page's ini less that line
+	{
+		my $dir2 = "$dir/no_ignore";
+		mkdir $dir2 or die "cannot make $dir2: $!";
+		my $port2 = PostgreSQL::Test::Cluster::get_free_port();
+		my $ini2 = recipe('pooling/pgbouncer.ini', {
+			'host=127.0.0.1 port=5432' => "host=$host port=" . $na->port,
+			'listen_port = 6432' => "listen_port = $port2",
+			'/var/run/postgresql/pgbouncer.pid' => "$dir2/pgbouncer.pid",
+			'/var/run/postgresql' => $dir2,
+			'/var/log/postgresql/pgbouncer.log' => "$dir2/pgbouncer.log",
+			'/etc/pgbouncer/userlist.txt' => $userlist,
+		});
+		is(($ini2 =~ s/^ignore_startup_parameters = extra_float_digits\n//mg), 1,
+			'the page\'s ini has the ignore_startup_parameters line');
+		append_to_file("$dir2/pgbouncer.ini", $ini2);
+		my ($o2, $e2) = ('', '');
+		my $b2 = IPC::Run::start([ $PGBOUNCER, "$dir2/pgbouncer.ini" ], '>', \$o2, '2>', \$e2);
+		for (1 .. 100)
+		{
+			last if -e "$dir2/.s.PGSQL.$port2";
+			usleep(100_000);
+		}
+		my ($r) = jdbc_run(jdbc_program(recipe('pooling/pgjdbc', { '127.0.0.1:6432' => "127.0.0.1:$port2" })), 1);
+		isnt($r->[0], 0, 'pgjdbc through PgBouncer without ignore_startup_parameters: fails');
+		like($r->[2], qr/FATAL: unsupported startup parameter: extra_float_digits/,
+			'... refused for extra_float_digits, as the page shows') or diag($r->[2]);
+		$b2->signal('TERM');
+		eval { $b2->finish; 1 } or $b2->kill_kill;
+	}
+
+	# four copies at once through the page's PgBouncer
+	my $file = jdbc_program(recipe('pooling/pgjdbc', { '127.0.0.1:6432' => "127.0.0.1:$bport" }));
+	my @r = jdbc_run($file, 4);
+	is(join(',', map { $_->[0] } @r), '0,0,0,0', 'pgjdbc: four copies of the page\'s program at once, each exit code 0')
+	  or diag(join("\n", map { $_->[2] } @r));
+	is(join('', map { $_->[1] } @r), "1000 increments\n" x 4, 'pgjdbc: each prints what the page shows');
+	$mesh->{expected}{$_} += 4 * 125 foreach @PAGES;
+	ok($mesh->wait_converged('pgjdbc'), 'pgjdbc: converged');
+	$mesh->check_state('pgjdbc', [ @PAGES, '/home' ]);
+	# %pooled stays pgbench's (the -M prepared check below counts from it)
+	my %through = %pooled;
+	$through{$_} += 4 * 125 foreach @PAGES;
+	my $want = join("\n", map { "$_|$through{$_}" } sort keys %through);
+	is(a_shards($_), $want, 'pgjdbc: a\'s shard of every page on ' . $_->name . ' = what went through the pooler')
+	  foreach ($na, $nb, $nc);
+
+	# without prepareThreshold=0, on a table of a's alone: a lone copy first
+	# leaves its named statements on the server connection the pool gives
+	# next, then four at once
+	$na->safe_psql('app', q{CREATE TABLE jdbc_scratch (page text PRIMARY KEY, views counter_crdt);
+		GRANT SELECT, INSERT, UPDATE ON jdbc_scratch TO app_user});
+	my $named = jdbc_program(recipe('pooling/pgjdbc', {
+		'127.0.0.1:6432' => "127.0.0.1:$bport",
+		'&prepareThreshold=0' => '',
+		'page_views' => 'jdbc_scratch' }));
+	my @n = (jdbc_run($named, 1), jdbc_run($named, 4));
+	my @failed = grep { $_->[0] != 0 } @n;
+	ok(@failed > 0, 'pgjdbc without prepareThreshold=0, copies at once through the pooler: ' . scalar(@failed) . ' of 5 stop');
+	is(scalar(grep { $_->[2] =~ /ERROR: prepared statement "S_\d+" (already exists|does not exist)/ } @failed),
+		scalar(@failed), '... each on a named prepared statement') or diag(join("\n", map { $_->[2] } @failed));
+	note('pgjdbc without prepareThreshold=0: ' . join("\n", map { /(ERROR: [^\n]*)/ ? $1 : () } map { $_->[2] } @failed));
+}
 
 # ------------------------------------------------------------ session state
 # Two clients through the pooler, X and Y.  PgBouncer 1.18 gives a client the
@@ -564,7 +680,7 @@ SKIP:
 ok($mesh->wait_converged('end'), 'end: converged');
 $mesh->check_state('end', [ @PAGES, '/home' ]);
 $mesh->check_logs('end',
-	qr/relation "batch" (already exists|does not exist)|prepared statement "P_\d+"|deadlock detected|current transaction is aborted|unexpected EOF on client connection/);
+	qr/relation "batch" (already exists|does not exist)|prepared statement "[PS]_\d+"|deadlock detected|current transaction is aborted|unexpected EOF on client connection/);
 
 $bouncer->signal('TERM');
 $bouncer->finish;
