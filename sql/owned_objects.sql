@@ -112,6 +112,22 @@ ALTER EXTENSION counter_crdt UPDATE;
 ALTER EXTENSION counter_crdt ADD VIEW regress_dbo_s.counter_crdt_writer_conflict_summary;
 ALTER EXTENSION counter_crdt ADD TABLE regress_dbo_s.counter_crdt_retired_writers;
 ALTER EXTENSION counter_crdt ADD TABLE regress_dbo_s.counter_crdt_dropped_writers;
+-- And pglogical's catalog, where pglogical is not installed: a schema of
+-- that name is his to make.
+CREATE SCHEMA pglogical;
+CREATE VIEW pglogical.replication_set_table AS
+  SELECT 'pg_class'::regclass::oid AS set_reloid WHERE regress_dbo_s.spy('pglogical sets');
+CREATE TABLE pglogical.local_node (node_id oid);
+INSERT INTO pglogical.local_node VALUES (1);
+CREATE FUNCTION pglogical.show_subscription_status(name DEFAULT NULL,
+  OUT subscription_name text, OUT status text, OUT provider_node text)
+  RETURNS SETOF record LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM regress_dbo_s.spy('pglogical status');
+  RETURN QUERY SELECT 'his'::text, 'down'::text, 'his'::text;
+END $$;
+GRANT USAGE ON SCHEMA pglogical TO PUBLIC;
+GRANT SELECT ON ALL TABLES IN SCHEMA pglogical TO PUBLIC;
 RESET ROLE;
 SELECT extversion = (SELECT default_version FROM pg_available_extensions
                       WHERE name = 'counter_crdt') AS latest
@@ -146,6 +162,7 @@ SET client_min_messages = warning;
 DROP TABLE owned_t;
 DROP EXTENSION counter_crdt CASCADE;
 DROP SCHEMA regress_dbo_s CASCADE;
+DROP SCHEMA pglogical CASCADE;
 SELECT format('REVOKE CREATE ON DATABASE %I FROM regress_dbo', current_database()) \gexec
 REVOKE CREATE ON SCHEMA public FROM regress_dbo;
 DROP ROLE regress_dbo;

@@ -83,35 +83,41 @@ cc_key_text(Relation rel, const CcTableInfo *info, HeapTuple tup)
 }
 
 /*
- * Whether an object is the extension's own, as its scripts made it: a member
- * of counter_crdt (pg_depend) owned by a superuser.  The owner of a trusted
- * install may add objects of his own to the extension (ALTER EXTENSION ...
- * ADD), and may have created one under a name that a later version takes;
- * those are owned by him, never by a superuser, and are never read or
- * called by the extension's code, which other roles run.
+ * Whether a relation or function is extension ext's own, as its scripts
+ * made it: a member of ext (pg_depend) owned by a superuser.  The owner of
+ * an extension (the database owner, for a trusted one) may add objects of
+ * his own to it (ALTER EXTENSION ... ADD), and may have created one under a
+ * name that a later version takes, or in a schema of that name before the
+ * extension existed; those are owned by him, never by a superuser, and the
+ * code, which other roles run, never reads or calls them.
  */
 bool
-cc_extension_owns(Oid classid, Oid objid, Oid owner)
+cc_extension_member(Oid ext, Oid classid, Oid objid)
 {
-	Oid			ext = get_extension_oid("counter_crdt", true);
+	HeapTuple	tup;
+	Oid			owner;
 
-	return OidIsValid(ext) && OidIsValid(objid) &&
-		getExtensionOfObject(classid, objid) == ext && superuser_arg(owner);
+	if (!OidIsValid(ext) || !OidIsValid(objid) ||
+		(classid != RelationRelationId && classid != ProcedureRelationId) ||
+		getExtensionOfObject(classid, objid) != ext)
+		return false;
+	tup = SearchSysCache1(classid == RelationRelationId ? RELOID : PROCOID,
+						  ObjectIdGetDatum(objid));
+	if (!HeapTupleIsValid(tup))
+		return false;
+	owner = classid == RelationRelationId ?
+		((Form_pg_class) GETSTRUCT(tup))->relowner :
+		((Form_pg_proc) GETSTRUCT(tup))->proowner;
+	ReleaseSysCache(tup);
+	return superuser_arg(owner);
 }
 
-/* cc_extension_owns() for a function. */
+/* cc_extension_member() of counter_crdt, for a function. */
 bool
 cc_extension_owns_function(Oid fn)
 {
-	HeapTuple	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(fn));
-	bool		ok;
-
-	if (!HeapTupleIsValid(tup))
-		return false;
-	ok = cc_extension_owns(ProcedureRelationId, fn,
-						   ((Form_pg_proc) GETSTRUCT(tup))->proowner);
-	ReleaseSysCache(tup);
-	return ok;
+	return cc_extension_member(get_extension_oid("counter_crdt", true),
+							   ProcedureRelationId, fn);
 }
 
 /* The schema of the extension counter_crdt, InvalidOid where none. */
@@ -134,7 +140,7 @@ cc_extension_schema(void)
 
 /*
  * A relation of the extension by name: the one of that name and kind in the
- * extension's schema, if the extension owns it (cc_extension_owns()).
+ * extension's schema, if the extension owns it (cc_extension_member()).
  * Never one in another schema, nor one that a role added to the extension:
  * InvalidOid then, as where the extension's version has none.
  */
@@ -154,11 +160,11 @@ cc_extension_relation(const char *relname, char relkind)
 	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
 	if (!HeapTupleIsValid(tup))
 		return InvalidOid;
-	ok = ((Form_pg_class) GETSTRUCT(tup))->relkind == relkind &&
-		cc_extension_owns(RelationRelationId, relid,
-						  ((Form_pg_class) GETSTRUCT(tup))->relowner);
+	ok = ((Form_pg_class) GETSTRUCT(tup))->relkind == relkind;
 	ReleaseSysCache(tup);
-	return ok ? relid : InvalidOid;
+	return ok && cc_extension_member(get_extension_oid("counter_crdt", true),
+									 RelationRelationId, relid) ?
+		relid : InvalidOid;
 }
 
 /*

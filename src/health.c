@@ -420,6 +420,12 @@ cc_tables_sql(void)
 	Oid			pgl_sets = OidIsValid(pgl_nsp) ?
 		get_relname_relid("replication_set_table", pgl_nsp) : InvalidOid;
 
+	/* pglogical's own table, not one a role made in a schema of that name */
+	if (!cc_extension_member(get_extension_oid("pglogical", true),
+							 RelationRelationId, pgl_sets) ||
+		get_rel_relkind(pgl_sets) != RELKIND_RELATION)
+		pgl_sets = InvalidOid;
+
 	initStringInfo(&sql);
 	appendStringInfoString(&sql,
 						   "SELECT c.oid FROM pg_catalog.pg_class c"
@@ -622,8 +628,9 @@ cc_health_pglogical_subscriptions(CcHealth *h)
 								   makeString("show_subscription_status")),
 						1, argtypes, true);
 	local = get_relname_relid("local_node", nsp);
-	if (!OidIsValid(fn) || !OidIsValid(local) ||
-		getExtensionOfObject(ProcedureRelationId, fn) != ext ||
+	if (!cc_extension_member(ext, ProcedureRelationId, fn) ||
+		!cc_extension_member(ext, RelationRelationId, local) ||
+		get_rel_relkind(local) != RELKIND_RELATION ||
 #if PG_VERSION_NUM >= 160000
 		object_aclcheck(ProcedureRelationId, fn, GetUserId(), ACL_EXECUTE) != ACLCHECK_OK ||
 #else
@@ -636,7 +643,7 @@ cc_health_pglogical_subscriptions(CcHealth *h)
 	if (strcmp(SPI_getvalue(row, SPI_tuptable->tupdesc, 1), "t") != 0)
 		return;
 	if (SPI_execute("SELECT s.subscription_name, s.status, s.provider_node"
-					"  FROM pglogical.show_subscription_status() s"
+					"  FROM pglogical.show_subscription_status(NULL::pg_catalog.name) s"
 					" WHERE s.status OPERATOR(pg_catalog.<>) 'replicating'"
 					" ORDER BY 1", true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "counter_crdt_health: reading pglogical's subscription status failed");
