@@ -416,11 +416,13 @@ foreach my $s (@names)
 }
 is($q->('a', recipe('time-windows/rate', {})), '0', 'rate of a key without increments is 0');
 
-# no error in the servers' logs but those the test caused
+# no error in the servers' logs but those the test caused: the held-back
+# rows stop the apply worker, and the one started next may find the
+# replication origin still held by the one that is exiting (it then retries)
 foreach my $s (@names)
 {
 	my @errors = grep {
-		!/ERROR:  (hits has no partition for minute|no partition of relation "hits" found for row|minute .* of hits is past its retention|cannot truncate table)/
+		!/ERROR:  (hits has no partition for minute|no partition of relation "hits" found for row|minute .* of hits is past its retention|cannot truncate table|replication origin with ID \d+ is already active for PID \d+)/
 	} grep { /ERROR:/ } split /\n/, slurp_file($node{$s}->logfile);
 	is(join("\n", @errors), '', "no other errors in the log of $s");
 }
