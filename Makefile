@@ -17,6 +17,7 @@ EXTVERSION = 1.8
 # The core (src/core/): plain C, no PostgreSQL header (src/core/README.md).
 CORE_SRCS = src/core/cc_base.c src/core/cc_stored.c src/core/cc_wire.c \
 	src/core/cc_digest.c src/core/cc_algebra.c src/core/cc_fold.c \
+	src/core/cc_fold_many.c src/core/cc_fold_forget.c src/core/cc_fold_compare.c \
 	src/core/cc_ids.c \
 	src/core/cc_text.c src/core/cc_json.c
 CORE_HDRS = $(wildcard src/core/*.h)
