@@ -20,12 +20,12 @@
  * (conflict_log.c).  Local statements meet the triggers of
  * local_triggers.c instead.
  */
-#include "counter_crdt.h"
-#include "conflict_log.h"
-#include "dropped_writers.h"
-#include "retired.h"
-#include "table_check.h"
-#include "value.h"
+#include "base/datum.h"
+#include "replica/conflict_log.h"
+#include "replica/dropped_writers.h"
+#include "writers/retired.h"
+#include "replica/table_check.h"
+#include "type/value.h"
 
 #include "access/htup_details.h"
 #include "commands/trigger.h"

@@ -29,11 +29,11 @@
  * writer's records.  A one-table forget, or one that skipped a table, lists
  * its writers as retired only, so other tables' applied rows keep them.
  */
-#include "counter_crdt.h"
-#include "conflict_log.h"
-#include "sweep.h"
-#include "table_check.h"
-#include "writer_ids.h"
+#include "base/datum.h"
+#include "replica/conflict_log.h"
+#include "writers/sweep.h"
+#include "replica/table_check.h"
+#include "writers/writer_ids.h"
 
 #include "access/genam.h"
 #include "access/htup_details.h"

@@ -11,7 +11,7 @@
  * counters are equal in it exactly when = says so.  A comparison never
  * fails.
  */
-#include "counter_crdt.h"
+#include "base/datum.h"
 
 #include "common/hashfn.h"
 #include "utils/sortsupport.h"

@@ -22,10 +22,10 @@
  * the end of the transaction, since an ALTER EXTENSION that makes the table
  * sends nothing this cache listens to.
  */
-#include "counter_crdt.h"
-#include "conflict_log.h"
-#include "retired.h"
-#include "table_check.h"
+#include "base/datum.h"
+#include "replica/conflict_log.h"
+#include "writers/retired.h"
+#include "replica/table_check.h"
 
 #include "access/heapam.h"
 #include "access/htup_details.h"

@@ -9,7 +9,7 @@
 #include "access/htup.h"
 #include "utils/relcache.h"
 
-#include "table_check.h"
+#include "replica/table_check.h"
 
 extern Oid	cc_dropped_writers_relid(bool for_insert);
 extern void cc_dropped_writers_record(Relation rel, const CcTableInfo *info,

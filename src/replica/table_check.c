@@ -13,8 +13,8 @@
  * the merge and the delete trigger start; counter_crdt_enable_replica_merge()
  * and counter_crdt_health() check a table with the same cc_table_check().
  */
-#include "counter_crdt.h"
-#include "table_check.h"
+#include "base/datum.h"
+#include "replica/table_check.h"
 
 #include "access/htup_details.h"
 #include "catalog/pg_type.h"

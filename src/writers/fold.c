@@ -13,8 +13,8 @@
  * target may run it (the target defaults to counter_crdt_node_id()).
  * NULL counters and tombstones pass through unchanged.
  */
-#include "counter_crdt.h"
-#include "writer_ids.h"
+#include "base/datum.h"
+#include "writers/writer_ids.h"
 
 #include "access/htup_details.h"
 #include "catalog/pg_type.h"

@@ -18,8 +18,8 @@
  * for those, with an index on that), which answers the same, so that the
  * index serves it.
  */
-#include "counter_crdt.h"
-#include "value.h"
+#include "base/datum.h"
+#include "type/value.h"
 
 #include "access/genam.h"
 #include "access/htup_details.h"

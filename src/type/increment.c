@@ -4,9 +4,9 @@
  *	  writer id, counter_crdt_increment(c, n, writer) under a given one, and
  *	  the exactly-once counter_crdt_increment(c, n, writer, clock).
  */
-#include "counter_crdt.h"
-#include "retired.h"
-#include "writer_ids.h"
+#include "base/datum.h"
+#include "writers/retired.h"
+#include "writers/writer_ids.h"
 
 #include "utils/uuid.h"
 

@@ -25,8 +25,8 @@
  * retiring a writer) and this keeps the state at 32 bytes for the rest.
  * A folded state crosses between processes as 0xF0 and its stored form.
  */
-#include "counter_crdt.h"
-#include "agg_slots.h"
+#include "base/datum.h"
+#include "aggregates/agg_slots.h"
 
 #include "core/cc_algebra.h"
 #include "core/cc_wire.h"

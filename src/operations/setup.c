@@ -20,10 +20,10 @@
  * moves, and AFTER UPDATE WHEN it differs, which sees the row as written and
  * so a key that a BEFORE trigger firing after the first guard changed.
  */
-#include "counter_crdt.h"
-#include "conflict_log.h"
-#include "operations.h"
-#include "table_check.h"
+#include "base/datum.h"
+#include "replica/conflict_log.h"
+#include "operations/setup.h"
+#include "replica/table_check.h"
 
 #include "access/genam.h"
 #include "access/relation.h"

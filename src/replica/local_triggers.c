@@ -21,8 +21,8 @@
  * trigger refuses the delete by which PostgreSQL would move a row that a
  * later BEFORE trigger gave another partition key (see CcRowMove).
  */
-#include "counter_crdt.h"
-#include "table_check.h"
+#include "base/datum.h"
+#include "replica/table_check.h"
 
 #include "access/htup_details.h"
 #include "access/xact.h"

@@ -10,7 +10,7 @@
 #include "utils/relcache.h"
 
 #include "core/cc_base.h"
-#include "table_check.h"
+#include "replica/table_check.h"
 
 /* Columns of counter_crdt_writer_conflicts since 1.8 (column_number, the
  * last, is not there before). */

@@ -5,9 +5,9 @@
  *	  functions counter_crdt_node_id(), counter_crdt_rack_id() and
  *	  counter_crdt_pending_id().
  */
-#include "counter_crdt.h"
-#include "writer_ids.h"
-#include "hashing.h"
+#include "base/datum.h"
+#include "writers/writer_ids.h"
+#include "base/hashing.h"
 
 #include "access/htup_details.h"
 #include "access/xlog.h"

@@ -9,7 +9,7 @@
  * fold records (all three forms) are built by cc_make_folded(), which
  * keeps cc_fold_total() as their total.
  */
-#include "counter_crdt.h"
+#include "base/datum.h"
 
 #include "libpq/pqformat.h"
 

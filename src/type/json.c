@@ -9,7 +9,7 @@
  * keys the last one stays, 1e2 is stored as 100): the json cast sees the
  * text as written and rejects both.
  */
-#include "counter_crdt.h"
+#include "base/datum.h"
 
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"

@@ -14,10 +14,10 @@
  * The log's own REPLICA trigger, counter_crdt_local_rows_only(), keeps its
  * rows on the server that wrote them.
  */
-#include "counter_crdt.h"
-#include "conflict_log.h"
-#include "table_check.h"
-#include "writer_ids.h"
+#include "base/datum.h"
+#include "replica/conflict_log.h"
+#include "replica/table_check.h"
+#include "writers/writer_ids.h"
 
 #include "access/genam.h"
 #include "access/heapam.h"

@@ -7,7 +7,7 @@
 #ifndef CC_VALUE_H
 #define CC_VALUE_H
 
-#include "counter_crdt.h"
+#include "base/datum.h"
 
 /* The value (fold records counted); false for a tombstone; 22003 outside bigint. */
 extern bool cc_datum_value(Datum d, int64 *value);

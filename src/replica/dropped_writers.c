@@ -25,9 +25,9 @@
  * row is applied all the same.  Transactional with the apply: an apply
  * that fails and is retried records again.
  */
-#include "counter_crdt.h"
-#include "conflict_log.h"
-#include "dropped_writers.h"
+#include "base/datum.h"
+#include "replica/conflict_log.h"
+#include "replica/dropped_writers.h"
 
 #include "access/heapam.h"
 #include "access/htup_details.h"

@@ -32,8 +32,8 @@
  * Defining CC_HASH_PG_COMMON at build time picks PostgreSQL's hashing even
  * where OpenSSL is there, to build and test that path.
  */
-#include "counter_crdt.h"
-#include "hashing.h"
+#include "base/datum.h"
+#include "base/hashing.h"
 
 #include "core/cc_digest.h"
 #include "core/cc_ids.h"

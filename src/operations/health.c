@@ -17,12 +17,12 @@
  * Health reads catalogs and the extension's own (logged) tables, and opens
  * no table's data: it works on a hot standby too.
  */
-#include "counter_crdt.h"
-#include "conflict_log.h"
-#include "dropped_writers.h"
-#include "operations.h"
-#include "sweep.h"
-#include "table_check.h"
+#include "base/datum.h"
+#include "replica/conflict_log.h"
+#include "replica/dropped_writers.h"
+#include "operations/setup.h"
+#include "writers/sweep.h"
+#include "replica/table_check.h"
 
 #include "access/relation.h"
 #include "access/table.h"

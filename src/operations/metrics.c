@@ -24,10 +24,10 @@
  * value's at the same place, and an interrupt check per row: linear in the
  * rows and their shards (bench/metrics.sh measures it against count(*)).
  */
-#include "counter_crdt.h"
-#include "conflict_log.h"
-#include "sweep.h"
-#include "table_check.h"
+#include "base/datum.h"
+#include "replica/conflict_log.h"
+#include "writers/sweep.h"
+#include "replica/table_check.h"
 
 #include "access/heapam.h"
 #include "access/htup_details.h"

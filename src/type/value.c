@@ -4,8 +4,8 @@
  *	  the casts to the other numbers), its shards and their number,
  *	  merge(a, b), and the difference that a repair ships.
  */
-#include "counter_crdt.h"
-#include "value.h"
+#include "base/datum.h"
+#include "type/value.h"
 
 #include "access/htup_details.h"
 #include "funcapi.h"

@@ -15,8 +15,8 @@
  *
  * Keys are hashed as UTF-8, so that servers with different encodings agree.
  */
-#include "counter_crdt.h"
-#include "hashing.h"
+#include "base/datum.h"
+#include "base/hashing.h"
 
 #include "mb/pg_wchar.h"
 

@@ -3,7 +3,7 @@
  *	  The glue that every fmgr file shares: reading a value, making one, and
  *	  turning core errors into ereport.
  */
-#include "counter_crdt.h"
+#include "base/datum.h"
 
 /* A stored value that is not one: corruption, never user input. */
 void
