@@ -23,7 +23,7 @@ CORE_SRCS = src/core/cc_base.c src/core/cc_stored.c src/core/cc_wire.c \
 CORE_HDRS = $(wildcard src/core/*.h)
 # The glue (src/*/): a folder per concern, each using only the folders
 # below it (doc/development.md, "The glue in floors"); module.c on top.
-GLUE_SRCS = src/base/datum.c src/base/hashing.c \
+GLUE_SRCS = src/base/datum.c src/base/report.c src/base/extension.c src/base/hashing.c \
 	src/writers/writer_ids.c src/writers/retired.c src/writers/fold.c src/writers/sweep.c \
 	src/type/type_io.c src/type/value.c src/type/compare.c src/type/compare_numbers.c \
 	src/type/json.c src/type/digest.c src/type/increment.c \

@@ -3,7 +3,8 @@
  *	  The module of counter_crdt: its magic block, and _PG_init(), which
  *	  defines the settings and reserves their prefix.
  */
-#include "base/datum.h"
+#include "postgres.h"
+
 #include "writers/retired.h"
 #include "writers/writer_ids.h"
 

@@ -12,7 +12,8 @@
  * never freed one by one (PostgreSQL frees the memory of the hash table as a
  * whole), so a block needs no bookkeeping but where its free part starts.
  */
-#include "base/datum.h"
+#include "postgres.h"
+
 #include "aggregates/agg_slots.h"
 
 #include "nodes/execnodes.h"

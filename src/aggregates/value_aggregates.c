@@ -13,7 +13,8 @@
  * (22003), as reading it is.  sum adds the values of different counters;
  * counter_crdt_merge_agg merges copies of one (summing copies counts twice).
  */
-#include "base/datum.h"
+#include "postgres.h"
+
 #include "type/value.h"
 
 #include "utils/fmgrprotos.h"

@@ -1,7 +1,6 @@
 /*
- * counter_crdt.h
- *	  What every fmgr file of counter_crdt shares (counter_crdt.c): reading
- *	  a value, making one, and turning core errors into ereport.
+ * datum.h
+ *	  A value as a Datum (datum.c): reading one, and making one.
  *
  * On disk a value is a varlena holding its stored form (core/cc_stored.h).
  * Nothing rewrites a stored value: a version 1 value is read where it lies
@@ -11,10 +10,11 @@
  * that work on canonical 32-byte shard records (cc_view) get them from
  * cc_datum_view() or cc_read_open(): in place for 32-byte layouts, widened
  * for narrow ones.  cc_make() and cc_finish() build a new value from such
- * records and pack it.
+ * records and pack it.  A value that is not one is reported by cc_corrupt()
+ * (report.h).
  */
-#ifndef COUNTER_CRDT_H
-#define COUNTER_CRDT_H
+#ifndef CC_DATUM_H
+#define CC_DATUM_H
 
 #include "postgres.h"
 
@@ -24,21 +24,8 @@
 #endif
 #include "utils/memutils.h"
 
+#include "base/report.h"
 #include "core/cc_fold.h"
-
-/*
- * A function that does not return: PostgreSQL 18 marks it before the
- * declaration (pg_noreturn), earlier versions after it.  Before all of it,
- * storage class included: 19 built as C23 makes pg_noreturn [[noreturn]],
- * an attribute that may only start a declaration.
- */
-#ifdef pg_noreturn
-#define CC_NORETURN pg_noreturn
-#define CC_NORETURN_AFTER
-#else
-#define CC_NORETURN
-#define CC_NORETURN_AFTER pg_attribute_noreturn()
-#endif
 
 /* The most shards one value may hold: it must fit one allocation. */
 #define CC_MAX_SHARDS \
@@ -95,8 +82,6 @@ extern void cc_check_count(size_t n);
 extern bool cc_datum_folded(Datum d, cc_folded *out);
 extern cc_folded cc_read_folded(const CcRead *r);
 extern struct varlena *cc_make_folded(const cc_folded *f);
-CC_NORETURN extern void cc_report(const cc_error *err, const char *input) CC_NORETURN_AFTER;
-CC_NORETURN extern void cc_corrupt(const cc_error *err) CC_NORETURN_AFTER;
 
 /*
  * A value's stored form, checked, as it lies: detoasted only when toasted
@@ -122,4 +107,4 @@ cc_datum_stored(Datum d, cc_stored *s)
 	return p;
 }
 
-#endif							/* COUNTER_CRDT_H */
+#endif							/* CC_DATUM_H */

@@ -32,7 +32,7 @@
  * Defining CC_HASH_PG_COMMON at build time picks PostgreSQL's hashing even
  * where OpenSSL is there, to build and test that path.
  */
-#include "base/datum.h"
+#include "base/report.h"
 #include "base/hashing.h"
 
 #include "core/cc_digest.h"

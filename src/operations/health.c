@@ -5,7 +5,7 @@
  *
  * One row per problem, none when healthy.  Per table that a publication,
  * a subscription or a pglogical replication set holds: the triggers that
- * counter_crdt_enable_replica_merge() makes (operations.c), what the merge
+ * counter_crdt_enable_replica_merge() makes (setup.c), what the merge
  * trigger would refuse at apply (table_check.c), the guards, publications
  * that publish TRUNCATE, subscriptions with origin = none.  Then what the
  * merge trigger recorded: own-id conflicts and clocks near their end
@@ -17,7 +17,9 @@
  * Health reads catalogs and the extension's own (logged) tables, and opens
  * no table's data: it works on a hot standby too.
  */
-#include "base/datum.h"
+#include "postgres.h"
+
+#include "base/extension.h"
 #include "replica/conflict_log.h"
 #include "replica/dropped_writers.h"
 #include "operations/setup.h"

@@ -25,9 +25,9 @@
  * rows and their shards (bench/metrics.sh measures it against count(*)).
  */
 #include "base/datum.h"
+#include "base/extension.h"
 #include "replica/conflict_log.h"
 #include "writers/sweep.h"
-#include "replica/table_check.h"
 
 #include "access/heapam.h"
 #include "access/htup_details.h"

@@ -1,5 +1,5 @@
 /*
- * operations.c
+ * setup.c
  *	  Setting tables up for replication: counter_crdt_enable_replica_merge(tbl).
  *
  * It looks at a table the way the merge trigger does when it applies a row
@@ -20,8 +20,9 @@
  * moves, and AFTER UPDATE WHEN it differs, which sees the row as written and
  * so a key that a BEFORE trigger firing after the first guard changed.
  */
-#include "base/datum.h"
-#include "replica/conflict_log.h"
+#include "postgres.h"
+
+#include "base/extension.h"
 #include "operations/setup.h"
 #include "replica/table_check.h"
 

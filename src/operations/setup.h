@@ -1,10 +1,10 @@
 /*
- * operations.h
- *	  What the set-up (operations.c) and the health check (health.c) share:
+ * setup.h
+ *	  What the set-up (setup.c) and the health check (health.c) share:
  *	  the extension's objects, and the triggers of a table that call them.
  */
-#ifndef CC_OPERATIONS_H
-#define CC_OPERATIONS_H
+#ifndef CC_SETUP_H
+#define CC_SETUP_H
 
 #include "fmgr.h"
 #include "commands/trigger.h"
@@ -38,4 +38,4 @@ extern bool cc_guard_covers_key(const Trigger *t, const Bitmapset *pkey);
 extern bool cc_guard_notes_moves(Relation rel, const Trigger *t);
 extern bool cc_check_covers_key(const Trigger *t, const Bitmapset *pkey);
 
-#endif							/* CC_OPERATIONS_H */
+#endif							/* CC_SETUP_H */

@@ -23,10 +23,6 @@ extern void cc_check_own_id(Relation rel, const CcTableInfo *info,
 							HeapTuple keytup, int attno,
 							struct varlena *local, struct varlena *incoming);
 extern char *cc_key_text(Relation rel, const CcTableInfo *info, HeapTuple tup);
-extern bool cc_extension_member(Oid ext, Oid classid, Oid objid);
-extern bool cc_extension_owns_function(Oid fn);
-extern Oid	cc_extension_schema(void);
-extern Oid	cc_extension_relation(const char *relname, char relkind);
 extern Oid	cc_conflicts_relid(void);
 extern Oid	cc_conflict_summary_relid(void);
 

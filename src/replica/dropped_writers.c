@@ -25,7 +25,9 @@
  * row is applied all the same.  Transactional with the apply: an apply
  * that fails and is retried records again.
  */
-#include "base/datum.h"
+#include "postgres.h"
+
+#include "base/extension.h"
 #include "replica/conflict_log.h"
 #include "replica/dropped_writers.h"
 

@@ -13,7 +13,9 @@
  * the merge and the delete trigger start; counter_crdt_enable_replica_merge()
  * and counter_crdt_health() check a table with the same cc_table_check().
  */
-#include "base/datum.h"
+#include "postgres.h"
+
+#include "base/extension.h"
 #include "replica/table_check.h"
 
 #include "access/htup_details.h"
@@ -106,19 +108,6 @@ cc_table_check_or_error(Relation rel, Oid counter_type, CcTableInfo *info)
 			 errmsg("%s", p->message),
 			 errdetail("%s", p->detail),
 			 errhint("%s", p->hint)));
-}
-
-/* The type counter_crdt, which lives in the schema nsp of the extension. */
-Oid
-cc_counter_type(Oid nsp)
-{
-	Oid			counter_type = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
-											   CStringGetDatum("counter_crdt"),
-											   ObjectIdGetDatum(nsp));
-
-	if (!OidIsValid(counter_type))
-		elog(ERROR, "type counter_crdt not found in schema %u", nsp);
-	return counter_type;
 }
 
 /* The columns of a primary key, quoted and comma-separated, in table order. */

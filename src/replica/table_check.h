@@ -7,7 +7,6 @@
 #define CC_TABLE_CHECK_H
 
 #include "fmgr.h"
-#include "access/tableam.h"
 #include "commands/trigger.h"
 #include "nodes/bitmapset.h"
 #include "nodes/pg_list.h"
@@ -30,24 +29,9 @@ typedef struct CcTableProblem
 	char	   *hint;
 } CcTableProblem;
 
-/*
- * A plain sequential scan of a whole table under snap, as the extension's
- * own reads of tables take it on every version (19 adds scan flags).
- */
-static inline TableScanDesc
-cc_table_beginscan(Relation rel, Snapshot snap)
-{
-#if PG_VERSION_NUM >= 190000
-	return table_beginscan(rel, snap, 0, NULL, SO_NONE);
-#else
-	return table_beginscan(rel, snap, 0, NULL);
-#endif
-}
-
 extern List *cc_table_check(Relation rel, Oid counter_type, CcTableInfo *info);
 extern void cc_table_check_or_error(Relation rel, Oid counter_type,
 									CcTableInfo *info);
-extern Oid	cc_counter_type(Oid nsp);
 extern char *cc_key_columns(Relation rel, const Bitmapset *pkey);
 extern Oid	cc_trigger_setup(FunctionCallInfo fcinfo, const char *name,
 							 bool for_delete, CcTableInfo *info);

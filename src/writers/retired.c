@@ -23,9 +23,8 @@
  * sends nothing this cache listens to.
  */
 #include "base/datum.h"
-#include "replica/conflict_log.h"
+#include "base/extension.h"
 #include "writers/retired.h"
-#include "replica/table_check.h"
 
 #include "access/heapam.h"
 #include "access/htup_details.h"

@@ -29,10 +29,10 @@
  * writer's records.  A one-table forget, or one that skipped a table, lists
  * its writers as retired only, so other tables' applied rows keep them.
  */
-#include "base/datum.h"
-#include "replica/conflict_log.h"
+#include "postgres.h"
+
+#include "base/extension.h"
 #include "writers/sweep.h"
-#include "replica/table_check.h"
 #include "writers/writer_ids.h"
 
 #include "access/genam.h"

@@ -5,7 +5,8 @@
  *	  functions counter_crdt_node_id(), counter_crdt_rack_id() and
  *	  counter_crdt_pending_id().
  */
-#include "base/datum.h"
+#include "postgres.h"
+
 #include "writers/writer_ids.h"
 #include "base/hashing.h"
 
