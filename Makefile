@@ -64,7 +64,7 @@ PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
 # Digests hash with libcrypto directly where PostgreSQL was built with
-# OpenSSL (src/hashing.c), as contrib's pgcrypto links it.
+# OpenSSL (src/base/hashing.c), as contrib's pgcrypto links it.
 # CC_HASH_PG_COMMON=1 builds PostgreSQL's own hashing instead.
 SHLIB_LINK += $(filter -lcrypto, $(LIBS))
 ifdef CC_HASH_PG_COMMON
