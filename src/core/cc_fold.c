@@ -91,7 +91,7 @@ cc_fold_check(const cc_folded *s, cc_code fail, cc_error *err)
 		cc_fold_load(s->folds, i, &f);
 		(void) cc_fold_range(s->folds, s->nf, f.retired, &end);
 		cc_fold_latest(s->folds, i, end, &aclock, &avalue);
-		if (cc_find_shard(s->shards, s->n, f.retired, &pos))
+		if (cc_fold_find_shard(s->shards, s->n, f.retired, &pos))
 		{
 			cc_shard	sh;
 
@@ -111,7 +111,7 @@ cc_fold_check(const cc_folded *s, cc_code fail, cc_error *err)
 			cc_fold_load(s->folds, j, &f);
 			if (cc_fold_is_retired(s->folds, s->nf, f.target))
 				continue;
-			if (!cc_find_shard(s->shards, s->n, f.target, &pos))
+			if (!cc_fold_find_shard(s->shards, s->n, f.target, &pos))
 				return cc_fail(err, fail,
 							   "The target of fold record %s has no shard.",
 							   cc_fold_name(&f, name));
@@ -141,7 +141,7 @@ cc_fold_total(const cc_folded *s, int64_t *wraps, int64_t *low)
 
 		cc_fold_load(s->folds, i, &f);
 		(void) cc_fold_range(s->folds, s->nf, f.retired, &end);
-		if (!cc_find_shard(s->shards, s->n, f.retired, &pos))
+		if (!cc_fold_find_shard(s->shards, s->n, f.retired, &pos))
 		{
 			cc_fold_latest(s->folds, i, end, &aclock, &avalue);
 			cc_acc_add(wraps, low, avalue);
@@ -166,7 +166,7 @@ cc_fold_outstanding(const cc_folded *s, const uint8_t *a,
 
 	*wraps = 0;
 	*low = 0;
-	*present = cc_find_shard(s->shards, s->n, a, &pos);
+	*present = cc_fold_find_shard(s->shards, s->n, a, &pos);
 	if (*present)
 	{
 		cc_shard	sh;
@@ -329,7 +329,7 @@ cc_fold_apply(const cc_folded *s, const uint8_t *a, const uint8_t *t,
 		return cc_fail(err, CC_ERR_ARGUMENT,
 					   "The target writer is itself retired in this counter.");
 	lo = cc_fold_range(s->folds, s->nf, a, &end);
-	present = cc_find_shard(s->shards, s->n, a, &apos);
+	present = cc_fold_find_shard(s->shards, s->n, a, &apos);
 	if (!present && lo == end)
 		return CC_OK;			/* the counter never knew a */
 	if (present)

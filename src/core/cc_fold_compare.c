@@ -80,7 +80,7 @@ cc_fold_difference(const cc_folded *a, const cc_folded *b, void *work,
 	{
 		size_t		pos;
 
-		if (cc_find_shard(a->shards, a->n, out + i * CC_SHARD_SIZE, &pos))
+		if (cc_fold_find_shard(a->shards, a->n, out + i * CC_SHARD_SIZE, &pos))
 			sin[pos] = 1;
 	}
 	/* the records of a that win over b's */
@@ -122,7 +122,7 @@ cc_fold_difference(const cc_folded *a, const cc_folded *b, void *work,
 					stack[top++] = g;
 				}
 		}
-		else if (cc_find_shard(a->shards, a->n, t, &pos))
+		else if (cc_fold_find_shard(a->shards, a->n, t, &pos))
 			sin[pos] = 1;
 	}
 	*nout = 0;

@@ -27,7 +27,7 @@ cc_forget_own(const cc_folded *s, const uint8_t *a, size_t lo, size_t end)
 	{
 		size_t		pos;
 
-		return cc_find_shard(s->shards, s->n, a, &pos) ? CC_FORGET_SHARD
+		return cc_fold_find_shard(s->shards, s->n, a, &pos) ? CC_FORGET_SHARD
 			: CC_FORGET_OK;
 	}
 	cc_fold_outstanding(s, a, &present, &wraps, &low);
@@ -247,7 +247,7 @@ cc_kept_clock(const cc_folded *s, const uint8_t *ids, size_t count,
 	size_t		pos;
 	cc_shard	sh;
 
-	if (!cc_find_shard(s->shards, s->n, id, &pos) || cc_in_ids(ids, count, id))
+	if (!cc_fold_find_shard(s->shards, s->n, id, &pos) || cc_in_ids(ids, count, id))
 		return 0;
 	cc_load(s->shards, pos, &sh);
 	return sh.clock;

@@ -64,7 +64,8 @@ cc_fold_range(const unsigned char *folds, size_t nf, const uint8_t *a,
 
 /* Index of the shard of id, or where it goes; true when it is there. */
 static inline bool
-cc_find_shard(const unsigned char *s, size_t n, const uint8_t *id, size_t *pos)
+cc_fold_find_shard(const unsigned char *s, size_t n, const uint8_t *id,
+				   size_t *pos)
 {
 	*pos = cc_id_lower_bound(s, n, CC_SHARD_SIZE, id);
 	return *pos < n && cc_id_eq(s + *pos * CC_SHARD_SIZE, id);
@@ -78,7 +79,7 @@ static inline bool
 cc_target_shard(const cc_folded *s, const uint8_t *t, size_t *pos,
 				cc_shard *sh)
 {
-	if (cc_find_shard(s->shards, s->n, t, pos))
+	if (cc_fold_find_shard(s->shards, s->n, t, pos))
 	{
 		cc_load(s->shards, *pos, sh);
 		return true;

@@ -125,7 +125,7 @@ cc_fold_many(const cc_folded *s, const uint8_t *ids, size_t count,
 		if (k != i)
 			memcpy(x->id, slots[i].id, CC_ID_LEN);
 		memset((unsigned char *) x + CC_ID_LEN, 0, sizeof(*x) - CC_ID_LEN);
-		x->present = cc_find_shard(s->shards, s->n, x->id, &pos);
+		x->present = cc_fold_find_shard(s->shards, s->n, x->id, &pos);
 		if (x->present)
 		{
 			cc_load(s->shards, pos, &sh);
