@@ -17,17 +17,27 @@ EXTVERSION = 1.8
 # The core (src/core/): plain C, no PostgreSQL header (src/core/README.md).
 CORE_SRCS = src/core/cc_base.c src/core/cc_stored.c src/core/cc_wire.c \
 	src/core/cc_digest.c src/core/cc_algebra.c src/core/cc_fold.c \
+	src/core/cc_fold_many.c src/core/cc_fold_forget.c src/core/cc_fold_compare.c \
 	src/core/cc_ids.c \
 	src/core/cc_text.c src/core/cc_json.c
 CORE_HDRS = $(wildcard src/core/*.h)
-GLUE_SRCS = src/module.c src/fold.c src/counter_crdt.c src/type_io.c src/increment.c \
-	src/value.c src/compare.c src/compare_numbers.c src/digest.c src/writer_ids.c src/aggregate.c \
-	src/agg_slots.c src/value_aggregates.c src/table_check.c src/conflict_log.c src/replica_merge.c \
-	src/local_triggers.c src/operations.c src/health.c src/json.c src/hashing.c \
-	src/retired.c src/dropped_writers.c src/sweep.c src/metrics.c
+# The glue (src/*/): a folder per concern, each using only the folders
+# below it (doc/development.md, "The glue in floors"); module.c on top.
+GLUE_SRCS = src/base/datum.c src/base/report.c src/base/extension.c src/base/hashing.c \
+	src/writers/writer_ids.c src/writers/retired.c src/writers/fold.c src/writers/sweep.c \
+	src/type/type_io.c src/type/value.c src/type/compare.c src/type/compare_numbers.c \
+	src/type/json.c src/type/digest.c src/type/increment.c \
+	src/aggregates/aggregate.c src/aggregates/agg_slots.c src/aggregates/value_aggregates.c \
+	src/replica/table_check.c src/replica/replica_merge.c src/replica/local_triggers.c \
+	src/replica/conflict_log.c src/replica/dropped_writers.c \
+	src/operations/setup.c src/operations/health.c src/operations/metrics.c \
+	src/module.c
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 # The core's uuid text is libuuid's (util-linux, package uuid-dev).
 SHLIB_LINK += -luuid
+# Glue files name every header of the extension from src/: "core/cc_fold.h",
+# "base/datum.h", "replica/table_check.h".
+PG_CPPFLAGS = -I$(srcdir)/src
 
 DATA = $(wildcard counter_crdt--*.sql)
 
@@ -54,7 +64,7 @@ PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
 # Digests hash with libcrypto directly where PostgreSQL was built with
-# OpenSSL (src/hashing.c), as contrib's pgcrypto links it.
+# OpenSSL (src/base/hashing.c), as contrib's pgcrypto links it.
 # CC_HASH_PG_COMMON=1 builds PostgreSQL's own hashing instead.
 SHLIB_LINK += $(filter -lcrypto, $(LIBS))
 ifdef CC_HASH_PG_COMMON
@@ -62,7 +72,7 @@ override CPPFLAGS += -DCC_HASH_PG_COMMON
 endif
 
 # The headers hold inline code: every object is rebuilt when they change.
-GLUE_HDRS = $(wildcard src/*.h)
+GLUE_HDRS = $(filter-out $(CORE_HDRS),$(wildcard src/*/*.h))
 $(OBJS): $(CORE_HDRS)
 $(GLUE_SRCS:.c=.o): $(GLUE_HDRS)
 

@@ -6,8 +6,9 @@
 #   bash bench/fold_shapes.sh [OLD_REV] [SECONDS]
 #
 # Builds bench/fold_shapes from this tree, and again with src/core/cc_fold.[ch]
-# of OLD_REV (9ec5d1a, the last before issue 28's fold core, unless told) in a
-# temporary directory, -DCC_BENCH_OLD; runs both, old first, each operation
+# of OLD_REV (9ec5d1a, the last before issue 28's fold core, unless told) in
+# place of this tree's fold layer (cc_fold*.c), in a temporary directory,
+# -DCC_BENCH_OLD; runs both, old first, each operation
 # stopped after SECONDS (10 unless told); prints old and new, in
 # microseconds per run, and old / new.  Its loopK lines are the old glue's
 # fold_many loop on either core, its manyK lines that loop on the old core and
@@ -25,11 +26,14 @@ srcs=$(cd "$root" && ls src/core/cc_*.c)
 mkdir -p "$tmp/old"
 git -C "$root" show "$old_rev:src/core/cc_fold.c" >"$tmp/old/cc_fold.c"
 git -C "$root" show "$old_rev:src/core/cc_fold.h" >"$tmp/old/cc_fold.h"
-# the old cc_fold.c beside the old header; the other core files as they are
+# the old cc_fold.c beside the old header, standing for the whole fold layer
+# of this tree (cc_fold.c and the files split from it); the other core files
+# as they are
 old_srcs=""
 for f in $srcs; do
 	case $f in
 		*/cc_fold.c) old_srcs="$old_srcs $tmp/old/cc_fold.c" ;;
+		*/cc_fold_*.c) ;;
 		*) old_srcs="$old_srcs $root/$f" ;;
 	esac
 done

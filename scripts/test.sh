@@ -314,7 +314,7 @@ if [ "$SETUP_OK" -eq 1 ] && [ "$PG_HERE" -eq 1 ]; then
 	if [ -z "$BUILD" ] && [ -n "${PGC_DIR:-}" ]; then
 		# The hashing tests again, built with PostgreSQL's own hashing
 		# (CC_HASH_PG_COMMON=1): the path of a PostgreSQL built without
-		# OpenSSL (src/hashing.c), which this machine's build never takes.
+		# OpenSSL (src/base/hashing.c), which this machine's build never takes.
 		# From a copy of the tree, on the same cluster (each test session
 		# loads the library afresh); then the usual build goes back.
 		step "regression tests of hashing, built with CC_HASH_PG_COMMON=1"

@@ -3,9 +3,10 @@
  *	  The module of counter_crdt: its magic block, and _PG_init(), which
  *	  defines the settings and reserves their prefix.
  */
-#include "counter_crdt.h"
-#include "retired.h"
-#include "writer_ids.h"
+#include "postgres.h"
+
+#include "writers/retired.h"
+#include "writers/writer_ids.h"
 
 #include "utils/guc.h"
 

@@ -2,7 +2,7 @@
  * cc_ossl.h
  *	  The core's digests and name-based ids, hashed by OpenSSL's libcrypto
  *	  for the tests, fuzzers and microbenchmark (the server hashes them with
- *	  PostgreSQL's src/common instead; see src/hashing.c).
+ *	  PostgreSQL's src/common instead; see src/base/hashing.c).
  *
  * Link with -lcrypto.  A failure of libcrypto aborts: a test cannot go on
  * without its reference.

@@ -1,0 +1,116 @@
+/*
+ * extension.c
+ *	  The extension's own objects: whether a relation or function is the
+ *	  extension's as its scripts made it, its schema, its relations by name
+ *	  in that schema, and its type (extension.h).
+ */
+#include "base/extension.h"
+
+#include "access/htup_details.h"
+#include "catalog/dependency.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_extension.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
+#include "commands/extension.h"
+#include "miscadmin.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
+
+/*
+ * Whether a relation or function is extension ext's own, as its scripts
+ * made it: a member of ext (pg_depend) owned by a superuser.  The owner of
+ * an extension (the database owner, for a trusted one) may add objects of
+ * his own to it (ALTER EXTENSION ... ADD), and may have created one under a
+ * name that a later version takes, or in a schema of that name before the
+ * extension existed; those are owned by him, never by a superuser, and the
+ * code, which other roles run, never reads or calls them.
+ */
+bool
+cc_extension_member(Oid ext, Oid classid, Oid objid)
+{
+	HeapTuple	tup;
+	Oid			owner;
+
+	if (!OidIsValid(ext) || !OidIsValid(objid) ||
+		(classid != RelationRelationId && classid != ProcedureRelationId) ||
+		getExtensionOfObject(classid, objid) != ext)
+		return false;
+	tup = SearchSysCache1(classid == RelationRelationId ? RELOID : PROCOID,
+						  ObjectIdGetDatum(objid));
+	if (!HeapTupleIsValid(tup))
+		return false;
+	owner = classid == RelationRelationId ?
+		((Form_pg_class) GETSTRUCT(tup))->relowner :
+		((Form_pg_proc) GETSTRUCT(tup))->proowner;
+	ReleaseSysCache(tup);
+	return superuser_arg(owner);
+}
+
+/* cc_extension_member() of counter_crdt, for a function. */
+bool
+cc_extension_owns_function(Oid fn)
+{
+	return cc_extension_member(get_extension_oid("counter_crdt", true),
+							   ProcedureRelationId, fn);
+}
+
+/* The schema of the extension counter_crdt, InvalidOid where none. */
+Oid
+cc_extension_schema(void)
+{
+	Oid			ext = get_extension_oid("counter_crdt", true);
+	HeapTuple	tup;
+	Oid			nsp;
+
+	if (!OidIsValid(ext))
+		return InvalidOid;
+	tup = SearchSysCache1(EXTENSIONOID, ObjectIdGetDatum(ext));
+	if (!HeapTupleIsValid(tup))
+		return InvalidOid;
+	nsp = ((Form_pg_extension) GETSTRUCT(tup))->extnamespace;
+	ReleaseSysCache(tup);
+	return nsp;
+}
+
+/*
+ * A relation of the extension by name: the one of that name and kind in the
+ * extension's schema, if the extension owns it (cc_extension_member()).
+ * Never one in another schema, nor one that a role added to the extension:
+ * InvalidOid then, as where the extension's version has none.
+ */
+Oid
+cc_extension_relation(const char *relname, char relkind)
+{
+	Oid			nsp = cc_extension_schema();
+	Oid			relid;
+	HeapTuple	tup;
+	bool		ok;
+
+	if (!OidIsValid(nsp))
+		return InvalidOid;
+	relid = get_relname_relid(relname, nsp);
+	if (!OidIsValid(relid))
+		return InvalidOid;
+	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(tup))
+		return InvalidOid;
+	ok = ((Form_pg_class) GETSTRUCT(tup))->relkind == relkind;
+	ReleaseSysCache(tup);
+	return ok && cc_extension_member(get_extension_oid("counter_crdt", true),
+									 RelationRelationId, relid) ?
+		relid : InvalidOid;
+}
+
+/* The type counter_crdt, which lives in the schema nsp of the extension. */
+Oid
+cc_counter_type(Oid nsp)
+{
+	Oid			counter_type = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
+											   CStringGetDatum("counter_crdt"),
+											   ObjectIdGetDatum(nsp));
+
+	if (!OidIsValid(counter_type))
+		elog(ERROR, "type counter_crdt not found in schema %u", nsp);
+	return counter_type;
+}

@@ -1,0 +1,34 @@
+/*
+ * extension.h
+ *	  The extension's own objects, found by its schema and OID, never by a
+ *	  name that another role could plant (extension.c), and the one way its
+ *	  code scans a table on every PostgreSQL version.
+ */
+#ifndef CC_EXTENSION_H
+#define CC_EXTENSION_H
+
+#include "postgres.h"
+
+#include "access/tableam.h"
+
+extern bool cc_extension_member(Oid ext, Oid classid, Oid objid);
+extern bool cc_extension_owns_function(Oid fn);
+extern Oid	cc_extension_schema(void);
+extern Oid	cc_extension_relation(const char *relname, char relkind);
+extern Oid	cc_counter_type(Oid nsp);
+
+/*
+ * A plain sequential scan of a whole table under snap, as the extension's
+ * own reads of tables take it on every version (19 adds scan flags).
+ */
+static inline TableScanDesc
+cc_table_beginscan(Relation rel, Snapshot snap)
+{
+#if PG_VERSION_NUM >= 190000
+	return table_beginscan(rel, snap, 0, NULL, SO_NONE);
+#else
+	return table_beginscan(rel, snap, 0, NULL);
+#endif
+}
+
+#endif							/* CC_EXTENSION_H */

@@ -1,0 +1,455 @@
+/*
+ * metrics.c
+ *	  counter_crdt_metrics(): one row per counter column of the tables with
+ *	  storage in this database, with figures a monitoring system graphs
+ *	  (the view counter_crdt_stat shows them, doc/metrics.md says what each
+ *	  means).
+ *
+ * Whose rights.  The function reads tables its caller may not be able to
+ * read, so it runs no code of anyone's: each table is read by a heap scan
+ * in C under the statement's snapshot, its counter values opened by the
+ * core where they lie (detoasted when toasted), no operator, function,
+ * policy or trigger looked up or called, and no value returned but counts.
+ * A table is shown to members of pg_monitor, and to a role that may SELECT
+ * it (or its counter column) when no row security applies to that role;
+ * to any other role it has no row.
+ *
+ * Standbys.  An UNLOGGED table has no data on a standby (its main fork is
+ * made only at promotion): it has no row there, instead of failing the
+ * whole function, and counter_crdt_health() names it
+ * (unlogged_table_skipped_on_standby).
+ *
+ * Cost.  One sequential scan of each table (AccessShareLock, as a SELECT
+ * takes), a hash lookup per shard id that differs from the previous
+ * value's at the same place, and an interrupt check per row: linear in the
+ * rows and their shards (bench/metrics.sh measures it against count(*)).
+ */
+#include "base/datum.h"
+#include "base/extension.h"
+#include "replica/conflict_log.h"
+#include "writers/sweep.h"
+
+#include "access/heapam.h"
+#include "access/htup_details.h"
+#include "access/relation.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "catalog/pg_authid.h"
+#include "catalog/pg_type.h"
+#include "executor/tuptable.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/hsearch.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/rls.h"
+#include "utils/snapmgr.h"
+#include "utils/tuplestore.h"
+
+#include "core/cc_ids.h"
+
+/* Shard counts below this are counted in an array, larger ones listed. */
+#define CC_METRICS_BUCKETS 1024
+/* Ids of the previous value remembered to skip their hash lookups. */
+#define CC_METRICS_PREV 128
+/* The columns of counter_crdt_metrics(). */
+#define CC_METRICS_COLS 12
+
+/* What the scan gathers for one counter column. */
+typedef struct CcColumnStat
+{
+	const CcColumn *col;
+	int64		counters;
+	int64		tombstones;
+	int64		shards;
+	int64		max_shards;
+	int64		with_folds;
+	int64		pending;
+	int64		buckets[CC_METRICS_BUCKETS];
+	int64	   *big;			/* shard counts of CC_METRICS_BUCKETS or more */
+	int			nbig;
+	int			capbig;
+	MemoryContext cxt;			/* where big lives */
+	HTAB	   *writers;		/* distinct shard ids */
+	uint8_t		prev[CC_METRICS_PREV][CC_ID_LEN];
+	int			nprev;
+} CcColumnStat;
+
+/* Recorded conflicts of one column. */
+typedef struct CcConflictKey
+{
+	Oid			relid;
+	AttrNumber	attnum;
+} CcConflictKey;
+
+typedef struct CcConflictCount
+{
+	CcConflictKey key;
+	int64		own_id;
+	int64		near_limit;
+} CcConflictCount;
+
+static int
+cc_int64_cmp(const void *a, const void *b)
+{
+	int64		x = *(const int64 *) a,
+				y = *(const int64 *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The recorded conflicts of counter_crdt_writer_conflicts, counted per
+ * table and column: rows whose replicated clock is below 2^62 (another
+ * server writes under this server's id) and the others (written by hand),
+ * as counter_crdt_writer_conflict_summary tells every role.  A column by
+ * its recorded number (1.8), or before 1.8 by its name as it is now.
+ */
+static HTAB *
+cc_metrics_conflicts(void)
+{
+	Oid			logid = cc_conflicts_relid();
+	HASHCTL		ctl;
+	HTAB	   *counts;
+	Relation	rel;
+	TupleDesc	desc;
+	AttrNumber	a_table,
+				a_column,
+				a_number,
+				a_clock;
+	Snapshot	snap;
+	TableScanDesc scan;
+	HeapTuple	tup;
+
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = sizeof(CcConflictKey);
+	ctl.entrysize = sizeof(CcConflictCount);
+	ctl.hcxt = CurrentMemoryContext;
+	counts = hash_create("counter_crdt conflicts", 64, &ctl,
+						 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	if (!OidIsValid(logid))
+		return counts;
+	rel = table_open(logid, AccessShareLock);
+	desc = RelationGetDescr(rel);
+	a_table = get_attnum(logid, "table_name");
+	a_column = get_attnum(logid, "column_name");
+	a_clock = get_attnum(logid, "incoming_clock");
+	a_number = get_attnum(logid, "column_number");
+	if (a_table == InvalidAttrNumber || a_column == InvalidAttrNumber ||
+		a_clock == InvalidAttrNumber ||
+		(a_number != InvalidAttrNumber &&
+		 TupleDescAttr(desc, a_number - 1)->atttypid != INT2OID) ||
+		TupleDescAttr(desc, a_table - 1)->atttypid != REGCLASSOID ||
+		TupleDescAttr(desc, a_column - 1)->atttypid != NAMEOID ||
+		TupleDescAttr(desc, a_clock - 1)->atttypid != INT8OID)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("table counter_crdt_writer_conflicts of extension counter_crdt is not as the extension made it"),
+				 errhint("Drop and create the extension again, or restore the table's columns.")));
+	snap = RegisterSnapshot(GetActiveSnapshot());
+	scan = cc_table_beginscan(rel, snap);
+	while ((tup = heap_getnext(scan, ForwardScanDirection)) != NULL)
+	{
+		CcConflictKey key;
+		CcConflictCount *c;
+		bool		isnull,
+					found;
+		Datum		d;
+		int64		clock;
+
+		CHECK_FOR_INTERRUPTS();
+		memset(&key, 0, sizeof(key));
+		d = heap_getattr(tup, a_table, desc, &isnull);
+		if (isnull)
+			continue;
+		key.relid = DatumGetObjectId(d);
+		if (a_number != InvalidAttrNumber)
+		{
+			d = heap_getattr(tup, a_number, desc, &isnull);
+			key.attnum = isnull ? InvalidAttrNumber : DatumGetInt16(d);
+		}
+		else
+		{
+			d = heap_getattr(tup, a_column, desc, &isnull);
+			key.attnum = isnull ? InvalidAttrNumber :
+				get_attnum(key.relid, NameStr(*DatumGetName(d)));
+		}
+		if (key.attnum == InvalidAttrNumber)
+			continue;
+		d = heap_getattr(tup, a_clock, desc, &isnull);
+		clock = isnull ? 0 : DatumGetInt64(d);
+		c = hash_search(counts, &key, HASH_ENTER, &found);
+		if (!found)
+			c->own_id = c->near_limit = 0;
+		if (clock >= CC_CLOCK_NEAR_LIMIT)
+			c->near_limit++;
+		else
+			c->own_id++;
+	}
+	table_endscan(scan);
+	UnregisterSnapshot(snap);
+	table_close(rel, AccessShareLock);
+	return counts;
+}
+
+/*
+ * Whether the caller sees the figures of col's table: a member of
+ * pg_monitor does; another role when it may SELECT the table or the column
+ * and no row security applies to it (the figures of rows a policy hides
+ * would tell of them).
+ */
+static bool
+cc_metrics_visible(const CcColumn *col, bool monitor)
+{
+	Oid			user = GetUserId();
+
+	if (monitor)
+		return true;
+	if (pg_class_aclcheck(col->relid, user, ACL_SELECT) != ACLCHECK_OK &&
+		pg_attribute_aclcheck(col->relid, col->attnum, user, ACL_SELECT) != ACLCHECK_OK)
+		return false;
+	return check_enable_rls(col->relid, InvalidOid, true) != RLS_ENABLED;
+}
+
+/* Counts one value of a column. */
+static void
+cc_metrics_value(CcColumnStat *st, Datum d)
+{
+	cc_stored	s;
+	struct varlena *p = cc_datum_stored(d, &s);
+
+	if (s.tombstone)
+	{
+		st->tombstones++;
+		goto done;
+	}
+	st->counters++;
+	st->shards += (int64) s.n;
+	if ((int64) s.n > st->max_shards)
+		st->max_shards = (int64) s.n;
+	if (s.n < CC_METRICS_BUCKETS)
+		st->buckets[s.n]++;
+	else
+	{
+		if (st->nbig == st->capbig)
+		{
+			st->capbig = st->capbig == 0 ? 64 : st->capbig * 2;
+			st->big = st->big == NULL
+				? MemoryContextAlloc(st->cxt, st->capbig * sizeof(int64))
+				: repalloc(st->big, st->capbig * sizeof(int64));
+		}
+		st->big[st->nbig++] = (int64) s.n;
+	}
+
+	/*
+	 * Writers: most values of a column carry the same ids in the same
+	 * order, so an id equal to the one remembered at its place (an id
+	 * already counted) needs no lookup.
+	 */
+	for (size_t i = 0; i < s.n; i++)
+	{
+		const unsigned char *id = cc_stored_record(s.shards, i, s.narrow);
+
+		if (i < (size_t) st->nprev && memcmp(st->prev[i], id, CC_ID_LEN) == 0)
+			continue;
+		(void) hash_search(st->writers, id, HASH_ENTER, NULL);
+		if (i < CC_METRICS_PREV)
+		{
+			memcpy(st->prev[i], id, CC_ID_LEN);
+			if ((int) i >= st->nprev)
+				st->nprev = (int) i + 1;
+		}
+	}
+
+	/* Fold records, and the retired writers whose fold is pending here. */
+	if (s.nf > 0)
+	{
+		cc_folded	f;
+
+		st->with_folds++;
+		cc_stored_folded(&s, s.narrow ? palloc(s.n * CC_SHARD_SIZE) : NULL, &f);
+		for (size_t i = 0; i < f.nf; i++)
+		{
+			const unsigned char *retired = f.folds + i * CC_FOLD_SIZE;
+			bool		present;
+			int64_t		wraps,
+						low;
+
+			/* records are sorted by retired id: once per retired writer */
+			if (i > 0 && memcmp(retired, f.folds + (i - 1) * CC_FOLD_SIZE, CC_ID_LEN) == 0)
+				continue;
+			cc_fold_outstanding(&f, retired, &present, &wraps, &low);
+			if (present || wraps != 0 || low != 0)
+				st->pending++;
+		}
+	}
+done:
+	if ((Pointer) p != DatumGetPointer(d))
+		pfree(p);
+}
+
+/*
+ * The 99th percentile of the shard counts, by nearest rank: the count of
+ * the ceil(0.99 N)-th counter in ascending order.
+ */
+static int64
+cc_metrics_p99(CcColumnStat *st)
+{
+	int64		rank = (st->counters * 99 + 99) / 100;
+	int64		seen = 0;
+
+	for (int n = 0; n < CC_METRICS_BUCKETS; n++)
+	{
+		seen += st->buckets[n];
+		if (seen >= rank)
+			return n;
+	}
+	qsort(st->big, st->nbig, sizeof(int64), cc_int64_cmp);
+	return st->big[rank - seen - 1];
+}
+
+/* Reads one table's counter columns cols[0..ncols) in one scan. */
+static void
+cc_metrics_scan(Relation rel, CcColumnStat *stats, int ncols, MemoryContext rowcxt)
+{
+	Snapshot	snap = RegisterSnapshot(GetActiveSnapshot());
+	TupleTableSlot *slot = table_slot_create(rel, NULL);
+	TableScanDesc scan;
+
+	scan = cc_table_beginscan(rel, snap);
+	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
+	{
+		MemoryContext old;
+
+		CHECK_FOR_INTERRUPTS();
+		old = MemoryContextSwitchTo(rowcxt);
+		for (int k = 0; k < ncols; k++)
+		{
+			bool		isnull;
+			Datum		d = slot_getattr(slot, stats[k].col->attnum, &isnull);
+
+			if (!isnull)
+				cc_metrics_value(&stats[k], d);
+		}
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(rowcxt);
+	}
+	table_endscan(scan);
+	ExecDropSingleTupleTableSlot(slot);
+	UnregisterSnapshot(snap);
+}
+
+static void
+cc_metrics_emit(ReturnSetInfo *rsinfo, CcColumnStat *st, HTAB *conflicts)
+{
+	Datum		values[CC_METRICS_COLS];
+	bool		nulls[CC_METRICS_COLS];
+	CcConflictKey key;
+	CcConflictCount *c;
+
+	memset(nulls, 0, sizeof(nulls));
+	memset(&key, 0, sizeof(key));
+	key.relid = st->col->relid;
+	key.attnum = st->col->attnum;
+	c = hash_search(conflicts, &key, HASH_FIND, NULL);
+
+	values[0] = ObjectIdGetDatum(st->col->relid);
+	values[1] = DirectFunctionCall1(namein, CStringGetDatum(st->col->attname));
+	values[2] = Int64GetDatum(st->counters);
+	values[3] = Int64GetDatum(st->tombstones);
+	values[4] = Int64GetDatum((int64) hash_get_num_entries(st->writers));
+	values[5] = Int64GetDatum(st->shards);
+	values[6] = Int64GetDatum(st->max_shards);
+	values[7] = Int64GetDatum(st->counters > 0 ? cc_metrics_p99(st) : 0);
+	values[8] = Int64GetDatum(st->with_folds);
+	values[9] = Int64GetDatum(st->pending);
+	values[10] = Int64GetDatum(c ? c->own_id : 0);
+	values[11] = Int64GetDatum(c ? c->near_limit : 0);
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
+/*
+ * counter_crdt_metrics(): per counter column of a table with storage that
+ * the caller sees (the header says which), in order of table name and
+ * column: table_name, column_name, counters, tombstones, writers, shards,
+ * shards_max, shards_p99, values_with_folds, pending_folds,
+ * own_id_conflicts, clocks_near_limit.
+ */
+PG_FUNCTION_INFO_V1(counter_crdt_metrics);
+Datum
+counter_crdt_metrics(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Oid			nspid = get_func_namespace(fcinfo->flinfo->fn_oid);
+	bool		monitor = has_privs_of_role(GetUserId(), ROLE_PG_MONITOR);
+	MemoryContext rowcxt;
+	HTAB	   *conflicts;
+	List	   *cols;
+	int			ncols;
+	int			i = 0;
+
+	InitMaterializedSRF(fcinfo, 0);
+	cols = cc_sweep_columns(InvalidOid, cc_counter_type(nspid));
+	conflicts = cc_metrics_conflicts();
+	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "counter_crdt metrics row",
+								   ALLOCSET_DEFAULT_SIZES);
+	ncols = list_length(cols);
+	while (i < ncols)
+	{
+		const CcColumn *first = list_nth(cols, i);
+		int			n = 1;
+		int			nvisible;
+		CcColumnStat *stats;
+		Relation	rel;
+
+		/* the columns of one table lie together (sorted by table name) */
+		while (i + n < ncols && ((const CcColumn *) list_nth(cols, i + n))->relid == first->relid)
+			n++;
+		CHECK_FOR_INTERRUPTS();
+		stats = palloc0(n * sizeof(CcColumnStat));
+		nvisible = 0;
+		for (int k = 0; k < n; k++)
+		{
+			const CcColumn *col = list_nth(cols, i + k);
+			HASHCTL		ctl;
+
+			if (!cc_metrics_visible(col, monitor))
+				continue;
+			stats[nvisible].col = col;
+			stats[nvisible].cxt = CurrentMemoryContext;
+			memset(&ctl, 0, sizeof(ctl));
+			ctl.keysize = CC_ID_LEN;
+			ctl.entrysize = CC_ID_LEN;
+			ctl.hcxt = CurrentMemoryContext;
+			stats[nvisible].writers = hash_create("counter_crdt writers", 64, &ctl,
+												  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+			nvisible++;
+		}
+		i += n;
+		rel = nvisible > 0 ? try_table_open(first->relid, AccessShareLock) : NULL;
+		/* an unlogged table on a standby: no data here (health names it) */
+		if (rel != NULL && cc_no_data_here(rel->rd_rel->relpersistence))
+		{
+			table_close(rel, AccessShareLock);
+			rel = NULL;
+		}
+		if (rel != NULL)		/* else none visible, dropped meanwhile, or no data */
+		{
+			cc_metrics_scan(rel, stats, nvisible, rowcxt);
+			table_close(rel, AccessShareLock);
+		}
+		for (int k = 0; k < nvisible; k++)
+		{
+			if (rel != NULL)
+				cc_metrics_emit(rsinfo, &stats[k], conflicts);
+			hash_destroy(stats[k].writers);
+			if (stats[k].big)
+				pfree(stats[k].big);
+		}
+		pfree(stats);
+	}
+	MemoryContextDelete(rowcxt);
+	return (Datum) 0;
+}
