@@ -882,6 +882,49 @@ test_slips(void)
 		check_order(&small, &mid, -1, "a total below bigint");
 		check_order(&small, &big, -1, "totals on both sides of bigint");
 	}
+
+	/*
+	 * The check names the clock below 1: the aclock when tclock is 1 (the
+	 * lowest it may be), with the value it has.
+	 */
+	{
+		const uint8_t *b1[] = {IB};
+		int64_t		c1[] = {3},
+					v1[] = {10};
+		hstate		one = hmake(1, b1, c1, v1),
+					h;
+		cc_folded	v;
+		cc_error	err;
+		char		name[2 * CC_UUID_TEXT_LEN + 2],
+					expected[CC_DETAIL_LEN];
+		static const struct
+		{
+			int64_t		tclock,
+						aclock;
+			const char *says;	/* the field named, then its value */
+		}			cases[] = {
+			{1, 0, "aclock 0"}, {1, -7, "aclock -7"}, {0, 1, "tclock 0"},
+			{0, 5, "tclock 0"}, {-3, 0, "tclock -3"}
+		};
+		cc_fold		f;
+
+		cc_uuid_format(IA, name);
+		name[CC_UUID_TEXT_LEN] = '>';
+		cc_uuid_format(IB, name + CC_UUID_TEXT_LEN + 1);
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		{
+			f = hrec(IA, IB, cases[i].tclock, cases[i].aclock, 0, 0);
+			h = hwith(&one, 1, &f);
+			v = hv(&h);
+			snprintf(expected, sizeof(expected), "Fold record %s has %s; clocks start at 1.",
+					 name, cases[i].says);
+			err.detail[0] = '\0';
+			CHECKF(cc_fold_check(&v, CC_ERR_BINARY, &err) == CC_ERR_BINARY &&
+				   strcmp(err.detail, expected) == 0,
+				   "tclock %lld, aclock %lld: \"%s\"", (long long) cases[i].tclock,
+				   (long long) cases[i].aclock, err.detail);
+		}
+	}
 }
 
 /* ------------------------------------------------------------ schedules */
