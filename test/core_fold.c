@@ -884,6 +884,114 @@ test_slips(void)
 	}
 
 	/*
+	 * Strip, record by record.  A folded into X, and on another copy X
+	 * into Y before it saw that: merged, X keeps its shard of clock 4 (A's
+	 * record into X has tclock 4) beside X>Y of aclock 3.
+	 */
+	{
+		const uint8_t *w4[] = {ID, IB, IC};
+		int64_t		c3[] = {5, 3, 2},
+					v3[] = {100, 10, 7};
+		hstate		base = hmake(3, w4, c3, v3),
+					m,
+					r;
+		cc_folded	v;
+		int64_t		clock,
+					value;
+
+		r = hfold(&base, IB, IC, &changed, &code);
+		m = hfold(&base, ID, IB, &changed, &code);
+		m = hmerge(&r, &m);
+		CHECK(hcanon(&m) && m.nf == 2 && hhas(&m, IB, &clock, &value) && clock == 4 &&
+			  htotal(&m) == 117);
+		/*
+		 * Y goes, and X>Y with it: X is live again and its shard of clock
+		 * 4 holds A>X (tclock 4, not later), which stays.
+		 */
+		v = hv(&m);
+		memset(&r, 0, sizeof(r));
+		cc_fold_strip(&v, IC, test_work(CC_FOLD_STRIP_WORK(v.nf)), r.s, &r.n, r.f, &r.nf);
+		CHECKF(hcanon(&r) && r.n == 1 && r.nf == 1 && cc_id_eq(r.f, ID) &&
+			   cc_id_eq(r.f + CC_ID_LEN, IB) && htotal(&r) == 110,
+			   "strip of Y: %zu shards, %zu records, total %lld", r.n, r.nf,
+			   (long long) htotal(&r));
+		/* A goes: its record A>X with it, though X is retired; X>Y stays */
+		memset(&r, 0, sizeof(r));
+		cc_fold_strip(&v, ID, test_work(CC_FOLD_STRIP_WORK(v.nf)), r.s, &r.n, r.f, &r.nf);
+		CHECKF(hcanon(&r) && r.n == 2 && r.nf == 1 && cc_id_eq(r.f, IB) &&
+			   cc_id_eq(r.f + CC_ID_LEN, IC),
+			   "strip of A: %zu shards, %zu records", r.n, r.nf);
+	}
+
+	/*
+	 * A writer whose last record goes keeps the others: X into W and
+	 * then into Y (Y below W: Y takes X, W keeps what it took until it
+	 * gives back), after A into X.  W goes, X>Y stays, so X is still
+	 * retired and A>X stays too.
+	 */
+	{
+		const uint8_t *w4[] = {ID, IB, IA, IC};
+		int64_t		c4[] = {5, 3, 2, 1},
+					v4[] = {100, 10, 7, 1};
+		hstate		h = hmake(4, w4, c4, v4),
+					r;
+		cc_folded	v;
+
+		h = hfold(&h, ID, IB, &changed, &code);
+		h = hfold(&h, IB, IC, &changed, &code);
+		h = hfold(&h, IB, IA, &changed, &code);
+		/* X's records first (7fff...), X>Y before X>W, then A>X */
+		CHECK(code == CC_OK && changed && hcanon(&h) && h.nf == 3 &&
+			  cc_id_eq(h.f, IB) && cc_id_eq(h.f + CC_ID_LEN, IA) &&
+			  cc_id_eq(h.f + CC_FOLD_SIZE + CC_ID_LEN, IC) &&
+			  cc_id_eq(h.f + 2 * CC_FOLD_SIZE, ID));
+		v = hv(&h);
+		memset(&r, 0, sizeof(r));
+		cc_fold_strip(&v, IC, test_work(CC_FOLD_STRIP_WORK(v.nf)), r.s, &r.n, r.f, &r.nf);
+		CHECKF(hcanon(&r) && r.n == 1 && r.nf == 2 &&
+			   memcmp(r.f, h.f, CC_FOLD_SIZE) == 0 &&
+			   memcmp(r.f + CC_FOLD_SIZE, h.f + 2 * CC_FOLD_SIZE, CC_FOLD_SIZE) == 0,
+			   "strip of W: %zu shards, %zu records", r.n, r.nf);
+	}
+
+	/*
+	 * A difference carries the targets of its records: B into X and X
+	 * into Y, against the same after B was forgotten.  B>X is all that
+	 * wins, but X is retired, so X>Y comes along, and Y's shard as Y's
+	 * target; nothing else (Z's shard is the same on both).
+	 */
+	{
+		const uint8_t *w4[] = {IB, IA, IC, ID};
+		int64_t		c4[] = {5, 3, 2, 1},
+					v4[] = {100, 10, 7, 1};
+		hstate		a = hmake(4, w4, c4, v4),
+					b,
+					d;
+		cc_folded	va,
+					vb,
+					vd;
+		cc_diff_kind kind;
+		size_t		pos;
+
+		a = hfold(&a, IB, IA, &changed, &code);
+		a = hfold(&a, IA, IC, &changed, &code);
+		CHECK(code == CC_OK && changed && a.n == 2 && a.nf == 2);
+		code = hforget(&a, IB, &b, &changed);
+		CHECK(code == CC_OK && changed && b.nf == 1);
+		va = hv(&a);
+		vb = hv(&b);
+		memset(&d, 0, sizeof(d));
+		kind = cc_fold_difference(&va, &vb, test_work(CC_FOLD_DIFFERENCE_WORK(va.n, va.nf)),
+								  d.s, &d.n, d.f, &d.nf);
+		vd = hv(&d);
+		pos = cc_id_cmp(a.s, IC) == 0 ? 0 : 1;
+		CHECKF(kind == CC_DIFF_SHARDS && d.nf == 2 && memcmp(d.f, a.f, 2 * CC_FOLD_SIZE) == 0 &&
+			   d.n == 1 && memcmp(d.s, a.s + pos * CC_SHARD_SIZE, CC_SHARD_SIZE) == 0 &&
+			   cc_fold_check(&vd, CC_ERR_BINARY, NULL) == CC_OK,
+			   "difference after a forget: %zu shards, %zu records", d.n, d.nf);
+	}
+
+	/*
 	 * The check names the clock below 1: the aclock when tclock is 1 (the
 	 * lowest it may be), with the value it has.
 	 */
