@@ -992,6 +992,92 @@ test_slips(void)
 	}
 
 	/*
+	 * Strip, along the records: C into B, B into X and then into Y (Y
+	 * below X: both hold B), X into Z.  Stripping X drops B>X and X>Z,
+	 * and stripping Z drops X>Z and then B>X (X is left without a record
+	 * or a shard); either way B keeps B>Y, so C>B stays.
+	 */
+	{
+		const uint8_t *w5[] = {cc_edge_ids[1], IB, IC, IA, ID};
+		int64_t		c5[] = {6, 5, 3, 2, 1},
+					v5[] = {50, 100, 10, 7, 1};
+		hstate		h = hmake(5, w5, c5, v5),
+					r;
+		cc_folded	v;
+		const uint8_t *gone[] = {IC, ID};
+
+		h = hfold(&h, cc_edge_ids[1], IB, &changed, &code);
+		h = hfold(&h, IB, IC, &changed, &code);
+		h = hfold(&h, IB, IA, &changed, &code);
+		h = hfold(&h, IC, ID, &changed, &code);
+		/* C>B, B>Y, B>X, X>Z */
+		CHECK(code == CC_OK && changed && hcanon(&h) && h.nf == 4 &&
+			  cc_id_eq(h.f + CC_FOLD_SIZE + CC_ID_LEN, IA) &&
+			  cc_id_eq(h.f + 2 * CC_FOLD_SIZE + CC_ID_LEN, IC));
+		v = hv(&h);
+		for (int g = 0; g < 2; g++)
+		{
+			memset(&r, 0, sizeof(r));
+			cc_fold_strip(&v, gone[g], test_work(CC_FOLD_STRIP_WORK(v.nf)), r.s, &r.n, r.f, &r.nf);
+			CHECKF(hcanon(&r) && r.nf == 2 && memcmp(r.f, h.f, 2 * CC_FOLD_SIZE) == 0,
+				   "strip of %s: %zu records", g == 0 ? "X" : "Z", r.nf);
+		}
+	}
+
+	/*
+	 * Forgetting a set: A into T, T into U, then A wrote again.  A cannot
+	 * go (its shard is back), and T, which could go alone, holds A>T, so
+	 * it cannot either: T is named, first in the order given.
+	 */
+	{
+		const uint8_t *w3[] = {IA, IB, IC};
+		int64_t		c3[] = {5, 3, 2},
+					v3[] = {100, 10, 7},
+					c1[] = {6},
+					v1[] = {103};
+		hstate		h = hmake(3, w3, c3, v3),
+					late = hmake(1, w3, c1, v1),
+					r;
+		cc_folded	v;
+		cc_error	err;
+		uint8_t		ids[2][CC_ID_LEN];
+		char		tname[CC_UUID_TEXT_LEN + 1],
+					expected[CC_DETAIL_LEN];
+
+		h = hfold(&h, IA, IB, &changed, &code);
+		h = hfold(&h, IB, IC, &changed, &code);
+		h = hmerge(&h, &late);
+		CHECK(hcanon(&h) && h.nf == 2 && h.n == 2);
+		memcpy(ids[0], IB, CC_ID_LEN);
+		memcpy(ids[1], IA, CC_ID_LEN);
+		cc_uuid_format(IB, tname);
+		snprintf(expected, sizeof(expected),
+				 "Writer %s still holds the fold of another retired writer.", tname);
+		v = hv(&h);
+		err.detail[0] = '\0';
+		code = cc_fold_forget_many(&v, &ids[0][0], 2, test_work(CC_FOLD_FORGET_MANY_WORK(2)),
+								   r.s, &r.n, r.f, &r.nf, &changed, &err);
+		CHECKF(code == CC_ERR_ARGUMENT && !changed && strcmp(err.detail, expected) == 0,
+			   "forget of T and A: \"%s\"", err.detail);
+	}
+
+	/* equal totals and records, other shards: the shards decide, as cc_compare() */
+	{
+		const uint8_t *bc[] = {IB, IC};
+		int64_t		c2[] = {1, 1},
+					lo[] = {4, 6},
+					hi[] = {5, 5};
+		hstate		x = hmake(2, bc, c2, lo),
+					y = hmake(2, bc, c2, hi);
+		cc_fold		f = hrec(IA, IB, 1, 1, 0, 0);
+
+		x = hwith(&x, 1, &f);
+		y = hwith(&y, 1, &f);
+		CHECK(hcanon(&x) && hcanon(&y) && htotal(&x) == htotal(&y));
+		check_order(&x, &y, -1, "equal totals, B's value 4 against 5");
+	}
+
+	/*
 	 * The check names the clock below 1: the aclock when tclock is 1 (the
 	 * lowest it may be), with the value it has.
 	 */
