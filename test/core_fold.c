@@ -1078,6 +1078,46 @@ test_slips(void)
 	}
 
 	/*
+	 * The check looks at the target of every record of a retired writer,
+	 * not only the first: A>B is sound, A>C is not (C has no shard, then
+	 * a shard older than the record's tclock).
+	 */
+	{
+		const uint8_t *b1[] = {IB},
+				   *bc[] = {IB, IC};
+		int64_t		c1[] = {4},
+					v1[] = {10},
+					c2[] = {4, 2},
+					v2[] = {10, 7};
+		hstate		no_c = hmake(1, b1, c1, v1),
+					old_c = hmake(2, bc, c2, v2);
+		cc_fold		recs[2];
+		cc_folded	v;
+		cc_error	err;
+		char		name[2 * CC_UUID_TEXT_LEN + 2],
+					expected[CC_DETAIL_LEN];
+
+		cc_uuid_format(IA, name);
+		name[CC_UUID_TEXT_LEN] = '>';
+		cc_uuid_format(IC, name + CC_UUID_TEXT_LEN + 1);
+		recs[0] = hrec(IA, IB, 4, 5, 100, 60);
+		recs[1] = hrec(IA, IC, 3, 5, 100, 40);
+		no_c = hwith(&no_c, 2, recs);
+		old_c = hwith(&old_c, 2, recs);
+		v = hv(&no_c);
+		snprintf(expected, sizeof(expected), "The target of fold record %s has no shard.", name);
+		err.detail[0] = '\0';
+		CHECKF(cc_fold_check(&v, CC_ERR_BINARY, &err) == CC_ERR_BINARY &&
+			   strcmp(err.detail, expected) == 0, "second target missing: \"%s\"", err.detail);
+		v = hv(&old_c);
+		snprintf(expected, sizeof(expected),
+				 "Fold record %s has tclock 3, newer than its target's shard (clock 2).", name);
+		err.detail[0] = '\0';
+		CHECKF(cc_fold_check(&v, CC_ERR_BINARY, &err) == CC_ERR_BINARY &&
+			   strcmp(err.detail, expected) == 0, "second target older: \"%s\"", err.detail);
+	}
+
+	/*
 	 * The check names the clock below 1: the aclock when tclock is 1 (the
 	 * lowest it may be), with the value it has.
 	 */
