@@ -1025,40 +1025,43 @@ test_slips(void)
 	}
 
 	/*
-	 * Forgetting a set: A into T, T into U, then A wrote again.  A cannot
-	 * go (its shard is back), and T, which could go alone, holds A>T, so
-	 * it cannot either: T is named, first in the order given.
+	 * Forgetting a set: A into T, T into U, U into V, then A wrote again.
+	 * A cannot go (its shard is back); T and U could go alone, but T
+	 * holds A>T, and so U, holding T>U, cannot go either: U is named,
+	 * first in the order given.
 	 */
 	{
-		const uint8_t *w3[] = {IA, IB, IC};
-		int64_t		c3[] = {5, 3, 2},
-					v3[] = {100, 10, 7},
+		const uint8_t *w4[] = {IA, IB, IC, ID};
+		int64_t		c4[] = {5, 3, 2, 1},
+					v4[] = {100, 10, 7, 1},
 					c1[] = {6},
 					v1[] = {103};
-		hstate		h = hmake(3, w3, c3, v3),
-					late = hmake(1, w3, c1, v1),
+		hstate		h = hmake(4, w4, c4, v4),
+					late = hmake(1, w4, c1, v1),
 					r;
 		cc_folded	v;
 		cc_error	err;
-		uint8_t		ids[2][CC_ID_LEN];
-		char		tname[CC_UUID_TEXT_LEN + 1],
+		uint8_t		ids[3][CC_ID_LEN];
+		char		uname[CC_UUID_TEXT_LEN + 1],
 					expected[CC_DETAIL_LEN];
 
 		h = hfold(&h, IA, IB, &changed, &code);
 		h = hfold(&h, IB, IC, &changed, &code);
+		h = hfold(&h, IC, ID, &changed, &code);
 		h = hmerge(&h, &late);
-		CHECK(hcanon(&h) && h.nf == 2 && h.n == 2);
-		memcpy(ids[0], IB, CC_ID_LEN);
-		memcpy(ids[1], IA, CC_ID_LEN);
-		cc_uuid_format(IB, tname);
+		CHECK(hcanon(&h) && h.nf == 3 && h.n == 2);
+		memcpy(ids[0], IC, CC_ID_LEN);
+		memcpy(ids[1], IB, CC_ID_LEN);
+		memcpy(ids[2], IA, CC_ID_LEN);
+		cc_uuid_format(IC, uname);
 		snprintf(expected, sizeof(expected),
-				 "Writer %s still holds the fold of another retired writer.", tname);
+				 "Writer %s still holds the fold of another retired writer.", uname);
 		v = hv(&h);
 		err.detail[0] = '\0';
-		code = cc_fold_forget_many(&v, &ids[0][0], 2, test_work(CC_FOLD_FORGET_MANY_WORK(2)),
+		code = cc_fold_forget_many(&v, &ids[0][0], 3, test_work(CC_FOLD_FORGET_MANY_WORK(3)),
 								   r.s, &r.n, r.f, &r.nf, &changed, &err);
 		CHECKF(code == CC_ERR_ARGUMENT && !changed && strcmp(err.detail, expected) == 0,
-			   "forget of T and A: \"%s\"", err.detail);
+			   "forget of U, T and A: \"%s\"", err.detail);
 	}
 
 	/* equal totals and records, other shards: the shards decide, as cc_compare() */
