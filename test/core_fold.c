@@ -1028,10 +1028,11 @@ test_slips(void)
 	 * Forgetting a set: A into T, T into U, U into V, then A wrote again.
 	 * A cannot go (its shard is back); T and U could go alone, but T
 	 * holds A>T, and so U, holding T>U, cannot go either: U is named,
-	 * first in the order given.
+	 * first in the order given.  A has the lowest id: the first that the
+	 * propagation starts from.
 	 */
 	{
-		const uint8_t *w4[] = {IA, IB, IC, ID};
+		const uint8_t *w4[] = {IB, IA, IC, ID};
 		int64_t		c4[] = {5, 3, 2, 1},
 					v4[] = {100, 10, 7, 1},
 					c1[] = {6},
@@ -1045,14 +1046,14 @@ test_slips(void)
 		char		uname[CC_UUID_TEXT_LEN + 1],
 					expected[CC_DETAIL_LEN];
 
-		h = hfold(&h, IA, IB, &changed, &code);
-		h = hfold(&h, IB, IC, &changed, &code);
+		h = hfold(&h, IB, IA, &changed, &code);
+		h = hfold(&h, IA, IC, &changed, &code);
 		h = hfold(&h, IC, ID, &changed, &code);
 		h = hmerge(&h, &late);
 		CHECK(hcanon(&h) && h.nf == 3 && h.n == 2);
 		memcpy(ids[0], IC, CC_ID_LEN);
-		memcpy(ids[1], IB, CC_ID_LEN);
-		memcpy(ids[2], IA, CC_ID_LEN);
+		memcpy(ids[1], IA, CC_ID_LEN);
+		memcpy(ids[2], IB, CC_ID_LEN);
 		cc_uuid_format(IC, uname);
 		snprintf(expected, sizeof(expected),
 				 "Writer %s still holds the fold of another retired writer.", uname);
