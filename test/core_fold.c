@@ -1028,11 +1028,15 @@ test_slips(void)
 	 * Forgetting a set: A into T, T into U, U into V, then A wrote again.
 	 * A cannot go (its shard is back); T and U could go alone, but T
 	 * holds A>T, and so U, holding T>U, cannot go either: U is named,
-	 * first in the order given.  A has the lowest id: the first that the
-	 * propagation starts from.
+	 * first in the order given.  A has the lowest id of the three, then
+	 * the highest: the propagation starts from A's slot wherever it is.
 	 */
+	for (int order = 0; order < 2; order++)
 	{
-		const uint8_t *w4[] = {IB, IA, IC, ID};
+		const uint8_t *a = order == 0 ? IB : IC,
+				   *t = order == 0 ? IA : IB,
+				   *u = order == 0 ? IC : IA;
+		const uint8_t *w4[] = {a, t, u, ID};
 		int64_t		c4[] = {5, 3, 2, 1},
 					v4[] = {100, 10, 7, 1},
 					c1[] = {6},
@@ -1046,15 +1050,15 @@ test_slips(void)
 		char		uname[CC_UUID_TEXT_LEN + 1],
 					expected[CC_DETAIL_LEN];
 
-		h = hfold(&h, IB, IA, &changed, &code);
-		h = hfold(&h, IA, IC, &changed, &code);
-		h = hfold(&h, IC, ID, &changed, &code);
+		h = hfold(&h, a, t, &changed, &code);
+		h = hfold(&h, t, u, &changed, &code);
+		h = hfold(&h, u, ID, &changed, &code);
 		h = hmerge(&h, &late);
 		CHECK(hcanon(&h) && h.nf == 3 && h.n == 2);
-		memcpy(ids[0], IC, CC_ID_LEN);
-		memcpy(ids[1], IA, CC_ID_LEN);
-		memcpy(ids[2], IB, CC_ID_LEN);
-		cc_uuid_format(IC, uname);
+		memcpy(ids[0], u, CC_ID_LEN);
+		memcpy(ids[1], t, CC_ID_LEN);
+		memcpy(ids[2], a, CC_ID_LEN);
+		cc_uuid_format(u, uname);
 		snprintf(expected, sizeof(expected),
 				 "Writer %s still holds the fold of another retired writer.", uname);
 		v = hv(&h);
@@ -1062,7 +1066,7 @@ test_slips(void)
 		code = cc_fold_forget_many(&v, &ids[0][0], 3, test_work(CC_FOLD_FORGET_MANY_WORK(3)),
 								   r.s, &r.n, r.f, &r.nf, &changed, &err);
 		CHECKF(code == CC_ERR_ARGUMENT && !changed && strcmp(err.detail, expected) == 0,
-			   "forget of U, T and A: \"%s\"", err.detail);
+			   "forget of U, T and A (order %d): \"%s\"", order, err.detail);
 	}
 
 	/* equal totals and records, other shards: the shards decide, as cc_compare() */
