@@ -50,13 +50,20 @@ check_merge(const char *x, const char *y, const char *expected)
 		CHECKF(n == cc_merge_count(sa, nx, sb, ny), "merge count of %s, %s", x, y);
 		got = state_text(sc, n, false);
 		CHECKF(strcmp(got, expected) == 0, "cc_merge(%s, %s) = %s", x, y, got);
-		/* In place, when it applies, gives the same. */
+		/*
+		 * In place, when it applies, gives the same; and it applies exactly
+		 * when every id of y is in x (the merge has x's count of shards),
+		 * whether or not y's shards win.
+		 */
 		memcpy(sd, sa, nx * CC_SHARD_SIZE);
 		if (cc_merge_into(sd, nx, sb, ny))
 		{
+			CHECKF(n == nx, "merge_into(%s, %s) took ids that %s lacks", x, y, x);
 			got = state_text(sd, nx, false);
 			CHECKF(strcmp(got, expected) == 0, "merge_into(%s, %s) = %s", x, y, got);
 		}
+		else
+			CHECKF(n > nx, "merge_into(%s, %s) refused, with every id of %s in %s", x, y, y, x);
 	}
 }
 

@@ -882,6 +882,291 @@ test_slips(void)
 		check_order(&small, &mid, -1, "a total below bigint");
 		check_order(&small, &big, -1, "totals on both sides of bigint");
 	}
+
+	/*
+	 * Strip, record by record.  A folded into X, and on another copy X
+	 * into Y before it saw that: merged, X keeps its shard of clock 4 (A's
+	 * record into X has tclock 4) beside X>Y of aclock 3.
+	 */
+	{
+		const uint8_t *w4[] = {ID, IB, IC};
+		int64_t		c3[] = {5, 3, 2},
+					v3[] = {100, 10, 7};
+		hstate		base = hmake(3, w4, c3, v3),
+					m,
+					r;
+		cc_folded	v;
+		int64_t		clock,
+					value;
+
+		r = hfold(&base, IB, IC, &changed, &code);
+		m = hfold(&base, ID, IB, &changed, &code);
+		m = hmerge(&r, &m);
+		CHECK(hcanon(&m) && m.nf == 2 && hhas(&m, IB, &clock, &value) && clock == 4 &&
+			  htotal(&m) == 117);
+		/*
+		 * Y goes, and X>Y with it: X is live again and its shard of clock
+		 * 4 holds A>X (tclock 4, not later), which stays.
+		 */
+		v = hv(&m);
+		memset(&r, 0, sizeof(r));
+		cc_fold_strip(&v, IC, test_work(CC_FOLD_STRIP_WORK(v.nf)), r.s, &r.n, r.f, &r.nf);
+		CHECKF(hcanon(&r) && r.n == 1 && r.nf == 1 && cc_id_eq(r.f, ID) &&
+			   cc_id_eq(r.f + CC_ID_LEN, IB) && htotal(&r) == 110,
+			   "strip of Y: %zu shards, %zu records, total %lld", r.n, r.nf,
+			   (long long) htotal(&r));
+		/* A goes: its record A>X with it, though X is retired; X>Y stays */
+		memset(&r, 0, sizeof(r));
+		cc_fold_strip(&v, ID, test_work(CC_FOLD_STRIP_WORK(v.nf)), r.s, &r.n, r.f, &r.nf);
+		CHECKF(hcanon(&r) && r.n == 2 && r.nf == 1 && cc_id_eq(r.f, IB) &&
+			   cc_id_eq(r.f + CC_ID_LEN, IC),
+			   "strip of A: %zu shards, %zu records", r.n, r.nf);
+	}
+
+	/*
+	 * A writer whose last record goes keeps the others: X into W and
+	 * then into Y (Y below W: Y takes X, W keeps what it took until it
+	 * gives back), after A into X.  W goes, X>Y stays, so X is still
+	 * retired and A>X stays too.
+	 */
+	{
+		const uint8_t *w4[] = {ID, IB, IA, IC};
+		int64_t		c4[] = {5, 3, 2, 1},
+					v4[] = {100, 10, 7, 1};
+		hstate		h = hmake(4, w4, c4, v4),
+					r;
+		cc_folded	v;
+
+		h = hfold(&h, ID, IB, &changed, &code);
+		h = hfold(&h, IB, IC, &changed, &code);
+		h = hfold(&h, IB, IA, &changed, &code);
+		/* X's records first (7fff...), X>Y before X>W, then A>X */
+		CHECK(code == CC_OK && changed && hcanon(&h) && h.nf == 3 &&
+			  cc_id_eq(h.f, IB) && cc_id_eq(h.f + CC_ID_LEN, IA) &&
+			  cc_id_eq(h.f + CC_FOLD_SIZE + CC_ID_LEN, IC) &&
+			  cc_id_eq(h.f + 2 * CC_FOLD_SIZE, ID));
+		v = hv(&h);
+		memset(&r, 0, sizeof(r));
+		cc_fold_strip(&v, IC, test_work(CC_FOLD_STRIP_WORK(v.nf)), r.s, &r.n, r.f, &r.nf);
+		CHECKF(hcanon(&r) && r.n == 1 && r.nf == 2 &&
+			   memcmp(r.f, h.f, CC_FOLD_SIZE) == 0 &&
+			   memcmp(r.f + CC_FOLD_SIZE, h.f + 2 * CC_FOLD_SIZE, CC_FOLD_SIZE) == 0,
+			   "strip of W: %zu shards, %zu records", r.n, r.nf);
+	}
+
+	/*
+	 * A difference carries the targets of its records: B into X and X
+	 * into Y, against the same after B was forgotten.  B>X is all that
+	 * wins, but X is retired, so X>Y comes along, and Y's shard as Y's
+	 * target; nothing else (Z's shard is the same on both).
+	 */
+	{
+		const uint8_t *w4[] = {IB, IA, IC, ID};
+		int64_t		c4[] = {5, 3, 2, 1},
+					v4[] = {100, 10, 7, 1};
+		hstate		a = hmake(4, w4, c4, v4),
+					b,
+					d;
+		cc_folded	va,
+					vb,
+					vd;
+		cc_diff_kind kind;
+		size_t		pos;
+
+		a = hfold(&a, IB, IA, &changed, &code);
+		a = hfold(&a, IA, IC, &changed, &code);
+		CHECK(code == CC_OK && changed && a.n == 2 && a.nf == 2);
+		code = hforget(&a, IB, &b, &changed);
+		CHECK(code == CC_OK && changed && b.nf == 1);
+		va = hv(&a);
+		vb = hv(&b);
+		memset(&d, 0, sizeof(d));
+		kind = cc_fold_difference(&va, &vb, test_work(CC_FOLD_DIFFERENCE_WORK(va.n, va.nf)),
+								  d.s, &d.n, d.f, &d.nf);
+		vd = hv(&d);
+		pos = cc_id_cmp(a.s, IC) == 0 ? 0 : 1;
+		CHECKF(kind == CC_DIFF_SHARDS && d.nf == 2 && memcmp(d.f, a.f, 2 * CC_FOLD_SIZE) == 0 &&
+			   d.n == 1 && memcmp(d.s, a.s + pos * CC_SHARD_SIZE, CC_SHARD_SIZE) == 0 &&
+			   cc_fold_check(&vd, CC_ERR_BINARY, NULL) == CC_OK,
+			   "difference after a forget: %zu shards, %zu records", d.n, d.nf);
+	}
+
+	/*
+	 * Strip, along the records: C into B, B into X and then into Y (Y
+	 * below X: both hold B), X into Z.  Stripping X drops B>X and X>Z,
+	 * and stripping Z drops X>Z and then B>X (X is left without a record
+	 * or a shard); either way B keeps B>Y, so C>B stays.
+	 */
+	{
+		const uint8_t *w5[] = {cc_edge_ids[1], IB, IC, IA, ID};
+		int64_t		c5[] = {6, 5, 3, 2, 1},
+					v5[] = {50, 100, 10, 7, 1};
+		hstate		h = hmake(5, w5, c5, v5),
+					r;
+		cc_folded	v;
+		const uint8_t *gone[] = {IC, ID};
+
+		h = hfold(&h, cc_edge_ids[1], IB, &changed, &code);
+		h = hfold(&h, IB, IC, &changed, &code);
+		h = hfold(&h, IB, IA, &changed, &code);
+		h = hfold(&h, IC, ID, &changed, &code);
+		/* C>B, B>Y, B>X, X>Z */
+		CHECK(code == CC_OK && changed && hcanon(&h) && h.nf == 4 &&
+			  cc_id_eq(h.f + CC_FOLD_SIZE + CC_ID_LEN, IA) &&
+			  cc_id_eq(h.f + 2 * CC_FOLD_SIZE + CC_ID_LEN, IC));
+		v = hv(&h);
+		for (int g = 0; g < 2; g++)
+		{
+			memset(&r, 0, sizeof(r));
+			cc_fold_strip(&v, gone[g], test_work(CC_FOLD_STRIP_WORK(v.nf)), r.s, &r.n, r.f, &r.nf);
+			CHECKF(hcanon(&r) && r.nf == 2 && memcmp(r.f, h.f, 2 * CC_FOLD_SIZE) == 0,
+				   "strip of %s: %zu records", g == 0 ? "X" : "Z", r.nf);
+		}
+	}
+
+	/*
+	 * Forgetting a set: A into T, T into U, U into V, then A wrote again.
+	 * A cannot go (its shard is back); T and U could go alone, but T
+	 * holds A>T, and so U, holding T>U, cannot go either: U is named,
+	 * first in the order given.  A has the lowest id of the three, then
+	 * the highest: the propagation starts from A's slot wherever it is.
+	 */
+	for (int order = 0; order < 2; order++)
+	{
+		const uint8_t *a = order == 0 ? IB : IC,
+				   *t = order == 0 ? IA : IB,
+				   *u = order == 0 ? IC : IA;
+		const uint8_t *w4[] = {a, t, u, ID};
+		int64_t		c4[] = {5, 3, 2, 1},
+					v4[] = {100, 10, 7, 1},
+					c1[] = {6},
+					v1[] = {103};
+		hstate		h = hmake(4, w4, c4, v4),
+					late = hmake(1, w4, c1, v1),
+					r;
+		cc_folded	v;
+		cc_error	err;
+		uint8_t		ids[3][CC_ID_LEN];
+		char		uname[CC_UUID_TEXT_LEN + 1],
+					expected[CC_DETAIL_LEN];
+
+		h = hfold(&h, a, t, &changed, &code);
+		h = hfold(&h, t, u, &changed, &code);
+		h = hfold(&h, u, ID, &changed, &code);
+		h = hmerge(&h, &late);
+		CHECK(hcanon(&h) && h.nf == 3 && h.n == 2);
+		memcpy(ids[0], u, CC_ID_LEN);
+		memcpy(ids[1], t, CC_ID_LEN);
+		memcpy(ids[2], a, CC_ID_LEN);
+		cc_uuid_format(u, uname);
+		snprintf(expected, sizeof(expected),
+				 "Writer %s still holds the fold of another retired writer.", uname);
+		v = hv(&h);
+		err.detail[0] = '\0';
+		code = cc_fold_forget_many(&v, &ids[0][0], 3, test_work(CC_FOLD_FORGET_MANY_WORK(3)),
+								   r.s, &r.n, r.f, &r.nf, &changed, &err);
+		CHECKF(code == CC_ERR_ARGUMENT && !changed && strcmp(err.detail, expected) == 0,
+			   "forget of U, T and A (order %d): \"%s\"", order, err.detail);
+	}
+
+	/* equal totals and records, other shards: the shards decide, as cc_compare() */
+	{
+		const uint8_t *bc[] = {IB, IC};
+		int64_t		c2[] = {1, 1},
+					lo[] = {4, 6},
+					hi[] = {5, 5};
+		hstate		x = hmake(2, bc, c2, lo),
+					y = hmake(2, bc, c2, hi);
+		cc_fold		f = hrec(IA, IB, 1, 1, 0, 0);
+
+		x = hwith(&x, 1, &f);
+		y = hwith(&y, 1, &f);
+		CHECK(hcanon(&x) && hcanon(&y) && htotal(&x) == htotal(&y));
+		check_order(&x, &y, -1, "equal totals, B's value 4 against 5");
+	}
+
+	/*
+	 * The check looks at the target of every record of a retired writer,
+	 * not only the first: A>B is sound, A>C is not (C has no shard, then
+	 * a shard older than the record's tclock).
+	 */
+	{
+		const uint8_t *b1[] = {IB},
+				   *bc[] = {IB, IC};
+		int64_t		c1[] = {4},
+					v1[] = {10},
+					c2[] = {4, 2},
+					v2[] = {10, 7};
+		hstate		no_c = hmake(1, b1, c1, v1),
+					old_c = hmake(2, bc, c2, v2);
+		cc_fold		recs[2];
+		cc_folded	v;
+		cc_error	err;
+		char		name[2 * CC_UUID_TEXT_LEN + 2],
+					expected[CC_DETAIL_LEN];
+
+		cc_uuid_format(IA, name);
+		name[CC_UUID_TEXT_LEN] = '>';
+		cc_uuid_format(IC, name + CC_UUID_TEXT_LEN + 1);
+		recs[0] = hrec(IA, IB, 4, 5, 100, 60);
+		recs[1] = hrec(IA, IC, 3, 5, 100, 40);
+		no_c = hwith(&no_c, 2, recs);
+		old_c = hwith(&old_c, 2, recs);
+		v = hv(&no_c);
+		snprintf(expected, sizeof(expected), "The target of fold record %s has no shard.", name);
+		err.detail[0] = '\0';
+		CHECKF(cc_fold_check(&v, CC_ERR_BINARY, &err) == CC_ERR_BINARY &&
+			   strcmp(err.detail, expected) == 0, "second target missing: \"%s\"", err.detail);
+		v = hv(&old_c);
+		snprintf(expected, sizeof(expected),
+				 "Fold record %s has tclock 3, newer than its target's shard (clock 2).", name);
+		err.detail[0] = '\0';
+		CHECKF(cc_fold_check(&v, CC_ERR_BINARY, &err) == CC_ERR_BINARY &&
+			   strcmp(err.detail, expected) == 0, "second target older: \"%s\"", err.detail);
+	}
+
+	/*
+	 * The check names the clock below 1: the aclock when tclock is 1 (the
+	 * lowest it may be), with the value it has.
+	 */
+	{
+		const uint8_t *b1[] = {IB};
+		int64_t		c1[] = {3},
+					v1[] = {10};
+		hstate		one = hmake(1, b1, c1, v1),
+					h;
+		cc_folded	v;
+		cc_error	err;
+		char		name[2 * CC_UUID_TEXT_LEN + 2],
+					expected[CC_DETAIL_LEN];
+		static const struct
+		{
+			int64_t		tclock,
+						aclock;
+			const char *says;	/* the field named, then its value */
+		}			cases[] = {
+			{1, 0, "aclock 0"}, {1, -7, "aclock -7"}, {0, 1, "tclock 0"},
+			{0, 5, "tclock 0"}, {-3, 0, "tclock -3"}
+		};
+		cc_fold		f;
+
+		cc_uuid_format(IA, name);
+		name[CC_UUID_TEXT_LEN] = '>';
+		cc_uuid_format(IB, name + CC_UUID_TEXT_LEN + 1);
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		{
+			f = hrec(IA, IB, cases[i].tclock, cases[i].aclock, 0, 0);
+			h = hwith(&one, 1, &f);
+			v = hv(&h);
+			snprintf(expected, sizeof(expected), "Fold record %s has %s; clocks start at 1.",
+					 name, cases[i].says);
+			err.detail[0] = '\0';
+			CHECKF(cc_fold_check(&v, CC_ERR_BINARY, &err) == CC_ERR_BINARY &&
+				   strcmp(err.detail, expected) == 0,
+				   "tclock %lld, aclock %lld: \"%s\"", (long long) cases[i].tclock,
+				   (long long) cases[i].aclock, err.detail);
+		}
+	}
 }
 
 /* ------------------------------------------------------------ schedules */

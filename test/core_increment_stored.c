@@ -380,6 +380,45 @@ by_hand(void)
 		  CC_ERR_ARGUMENT && strstr(err.detail, "clocks start at 1") != NULL);
 	ref_increment(&empty, cc_edge_ids[0], INT64_MIN, true, false, 0, &o);
 	CHECK(o.rc == CC_ERR_OVERFLOW && strstr(o.detail, "Subtracting") != NULL);
+
+	/*
+	 * Nothing applied: a tombstone, and a replay (a clock at or below the
+	 * writer's), clear *applied whatever it held and leave out and *len as
+	 * they were.
+	 */
+	{
+		unsigned char tomb[CC_STORED_HEADER],
+					one[CC_STORED_BUILD_SIZE(1)];
+		cc_shard	w = {{0}, 7, 40};
+		static const int64_t clocks[] = {7, 1, 6};
+
+		len = cc_stored_pack(tomb, 0, true);
+		CHECK(cc_stored_open(tomb, len, &st, NULL) == CC_OK && st.tombstone);
+		memset(out, 0xa5, sizeof(out));
+		len = 12345;
+		applied = true;
+		CHECK(cc_increment_at_stored(&st, cc_edge_ids[3], 5, 3, out, &len, &applied, &err) ==
+			  CC_OK && !applied && len == 12345 && out[0] == 0xa5 && out[1] == 0xa5);
+		memcpy(w.id, cc_edge_ids[3], CC_ID_LEN);
+		cc_store(cc_stored_build_start(one, false), 0, &w);
+		len = cc_stored_pack(one, 1, false);
+		CHECK(cc_stored_open(one, len, &st, NULL) == CC_OK && st.n == 1 && st.narrow);
+		for (size_t i = 0; i < sizeof(clocks) / sizeof(clocks[0]); i++)
+		{
+			memset(out, 0xa5, sizeof(out));
+			len = 12345;
+			applied = true;
+			CHECKF(cc_increment_at_stored(&st, cc_edge_ids[3], 5, clocks[i], out, &len,
+										  &applied, &err) == CC_OK &&
+				   !applied && len == 12345 && out[0] == 0xa5 && out[1] == 0xa5,
+				   "replay at clock %lld of a shard of clock 7", (long long) clocks[i]);
+		}
+		/* the next clock is applied: the check above is not a refusal of all */
+		applied = false;
+		CHECK(cc_increment_at_stored(&st, cc_edge_ids[3], 5, 8, out, &len, &applied, &err) ==
+			  CC_OK && applied && cc_stored_open(out, len, &st, NULL) == CC_OK &&
+			  cc_stored_value(&st, &v, NULL) == CC_OK && v == 45);
+	}
 }
 
 void

@@ -548,6 +548,32 @@ refuse(stored_bytes x, bool header_bad, const char *what)
 	}
 }
 
+/*
+ * Refused as refuse() checks, and with exactly this sentence: what
+ * cc_stored_corrupt() writes, the length and the four header bytes after
+ * it.  A slip that reads past the value and refuses it all the same says
+ * something else (or, in the sanitizer build, is reported as it reads).
+ */
+static void
+refuse_saying(stored_bytes x, const char *sentence, const char *what)
+{
+	unsigned char *in = block_of(x.b, x.len);
+	char		expected[CC_DETAIL_LEN];
+	cc_stored	st;
+	cc_error	err;
+	cc_code		rc;
+
+	refuse(x, false, what);
+	snprintf(expected, sizeof(expected), "%s (%zu bytes, header %02x %02x %02x %02x).",
+			 sentence, x.len, x.b[0], x.b[1], x.b[2], x.b[3]);
+	err.detail[0] = '\0';
+	rc = cc_stored_open(in, x.len, &st, &err);
+	CHECKF(rc == CC_ERR_BINARY && strcmp(err.detail, expected) == 0,
+		   "%s (%zu bytes): rc %d, \"%s\", expected \"%s\"", what, x.len, (int) rc,
+		   err.detail, expected);
+	block_free(in, x.len);
+}
+
 /* Accepted, with n shards of the given layout. */
 static void
 opens_as(stored_bytes x, size_t n, bool narrow, const char *what)
@@ -650,6 +676,22 @@ stored_refusals(void)
 		refuse(MKF(one, 0, 64 + NARROW), false, "a narrow shard after the fold records");
 		x = mk(2, CC_STORED_FLAG_FOLDS, 0, 0, 0, 4);
 		refuse(x, false, "fold records' count cut short");
+		/*
+		 * The two length checks of the section, each by its sentence: a
+		 * body shorter than the count and its padding (8 bytes), down to
+		 * none, is refused before either is read; 8 bytes or more are a
+		 * count, refused when what is left cannot hold its records.
+		 */
+		for (size_t body = 0; body < CC_STORED_FOLDS_HEADER; body++)
+			refuse_saying(mk(2, CC_STORED_FLAG_FOLDS, 0, 0, 0, body),
+						  "The fold records' count is missing",
+						  "fold records' count cut short");
+		refuse_saying(MKF(one, 0, 0), "The fold records' count does not fit the value",
+					  "a fold record counted, no room after the count");
+		refuse_saying(MKF(one, 0, 63), "The fold records' count does not fit the value",
+					  "a fold record counted, 63 bytes of room");
+		refuse_saying(MKF(two, 0, 64 + WIDE), "The fold records' count does not fit the value",
+					  "two fold records counted, room for one and a shard");
 		refuse(mk(2, CC_STORED_FLAG_FOLDS | CC_STORED_FLAG_NARROW, 0, 0, 0, 8 + 64 + NARROW),
 			   true, "fold records with narrow shards");
 		refuse(mk(2, CC_STORED_FLAG_FOLDS | CC_STORED_FLAG_TOMBSTONE, 0, 0, 0, 0),

@@ -735,6 +735,44 @@ test_text_folded(void)
 			  strstr(err.detail, "Expected end of input, found \"folded {80000000...\" at position 46.") != NULL);
 	}
 
+	/*
+	 * Input that ends within "folded", shorter than the keyword itself:
+	 * cut from a longer text that does go on with a whole value, and
+	 * copied alone into a block that ends where it ends.  The parser reads
+	 * no byte at or past len, so the rest of the longer text changes
+	 * nothing: the 'f' is where the input should have ended.
+	 */
+	{
+		static const char whole[] = "{}folded {" FR ">" FT ":4:5:100:100}";
+
+		for (size_t len = 3; len < 6; len++)
+		{
+			char		expected[CC_DETAIL_LEN];
+			unsigned char *room;
+			char	   *in = exact_copy(whole, len);
+			cc_folded	st;
+			bool		t;
+			cc_error	err;
+			cc_code		rc;
+
+			snprintf(expected, sizeof(expected),
+					 "Expected end of input, found \"%.*s\" at position 3.",
+					 (int) len - 2, whole + 2);
+			err.detail[0] = '\0';
+			rc = parse_folded(whole, len, &room, &st, &t, &err);
+			CHECKF(rc == CC_ERR_SYNTAX && err.code == CC_ERR_SYNTAX &&
+				   strcmp(err.detail, expected) == 0,
+				   "the first %zu bytes of \"%s\": rc %d, \"%s\"", len, whole, (int) rc, err.detail);
+			free(room);
+			err.detail[0] = '\0';
+			rc = parse_folded(in, len, &room, &st, &t, &err);
+			CHECKF(rc == CC_ERR_SYNTAX && strcmp(err.detail, expected) == 0,
+				   "\"%.*s\" alone: rc %d, \"%s\"", (int) len, whole, (int) rc, err.detail);
+			free(room);
+			free(in);
+		}
+	}
+
 	/* structure */
 	check_folded_rejects("tombstone folded {" FR ">" FT ":4:5:100:100}",
 						 "A tombstone has no fold records, found \"folded\" at position 11.");
