@@ -149,9 +149,10 @@ INSERT INTO npc VALUES (1, '{00000000-0000-0000-0000-00000000000a:5:50}')
   ON CONFLICT (k) WHERE c > 5 DO UPDATE SET c = counter_crdt_merge(npc.c, EXCLUDED.c)
   WHERE npc.c > 1000;
 SELECT k, c::bigint FROM npc;
--- a SELECT of the same table is still served by the value index
+-- a SELECT of the same table is still served by the value index (where
+-- the partial index cannot serve it: 19 may choose that one for c > 5)
 SET enable_seqscan = off;
-SELECT pg_temp.index_of('SELECT k FROM npc WHERE c > 5') AS value_index;
+SELECT pg_temp.index_of('SELECT k FROM npc WHERE c > 20') AS value_index;
 RESET enable_seqscan;
 DROP TABLE npc;
 
