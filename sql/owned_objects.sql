@@ -158,6 +158,26 @@ SELECT c.relname, n.nspname, r.rolsuper
  WHERE d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'counter_crdt')
  ORDER BY 2, 1;
 
+-- The extension's own tables must have the columns its scripts made, and
+-- no index: otherwise health says so rather than read them.
+-- (counter_crdt_writer_conflicts: the metrics read it, health its view)
+BEGIN;
+ALTER TABLE counter_crdt_writer_conflicts ADD COLUMN extra integer;
+SELECT count(*) FROM counter_crdt_stat;
+ROLLBACK;
+BEGIN;
+CREATE INDEX ON counter_crdt_writer_conflicts (table_name);
+SELECT count(*) FROM counter_crdt_stat;
+ROLLBACK;
+BEGIN;
+CREATE INDEX ON counter_crdt_dropped_writers (table_name);
+SELECT count(*) FROM counter_crdt_health();
+ROLLBACK;
+BEGIN;
+ALTER TABLE counter_crdt_dropped_writers DROP COLUMN subscription;
+SELECT count(*) FROM counter_crdt_health();
+ROLLBACK;
+
 SET client_min_messages = warning;
 DROP TABLE owned_t;
 DROP EXTENSION counter_crdt CASCADE;

@@ -7,6 +7,7 @@
 #include "base/extension.h"
 
 #include "access/htup_details.h"
+#include "access/table.h"
 #include "catalog/dependency.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_extension.h"
@@ -15,6 +16,7 @@
 #include "commands/extension.h"
 #include "miscadmin.h"
 #include "utils/lsyscache.h"
+#include "utils/rel.h"
 #include "utils/syscache.h"
 
 /*
@@ -55,11 +57,10 @@ cc_extension_owns_function(Oid fn)
 							   ProcedureRelationId, fn);
 }
 
-/* The schema of the extension counter_crdt, InvalidOid where none. */
-Oid
-cc_extension_schema(void)
+/* The schema of extension ext, InvalidOid where none. */
+static Oid
+cc_extension_namespace(Oid ext)
 {
-	Oid			ext = get_extension_oid("counter_crdt", true);
 	HeapTuple	tup;
 	Oid			nsp;
 
@@ -73,6 +74,13 @@ cc_extension_schema(void)
 	return nsp;
 }
 
+/* The schema of the extension counter_crdt, InvalidOid where none. */
+Oid
+cc_extension_schema(void)
+{
+	return cc_extension_namespace(get_extension_oid("counter_crdt", true));
+}
+
 /*
  * A relation of the extension by name: the one of that name and kind in the
  * extension's schema, if the extension owns it (cc_extension_member()).
@@ -82,24 +90,33 @@ cc_extension_schema(void)
 Oid
 cc_extension_relation(const char *relname, char relkind)
 {
-	Oid			nsp = cc_extension_schema();
-	Oid			relid;
-	HeapTuple	tup;
-	bool		ok;
+	Oid			ext = get_extension_oid("counter_crdt", true);
+	Oid			nsp = cc_extension_namespace(ext);
+	Oid			relid = OidIsValid(nsp) ? get_relname_relid(relname, nsp) : InvalidOid;
 
-	if (!OidIsValid(nsp))
-		return InvalidOid;
-	relid = get_relname_relid(relname, nsp);
-	if (!OidIsValid(relid))
-		return InvalidOid;
-	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
-	if (!HeapTupleIsValid(tup))
-		return InvalidOid;
-	ok = ((Form_pg_class) GETSTRUCT(tup))->relkind == relkind;
-	ReleaseSysCache(tup);
-	return ok && cc_extension_member(get_extension_oid("counter_crdt", true),
-									 RelationRelationId, relid) ?
-		relid : InvalidOid;
+	return OidIsValid(relid) && get_rel_relkind(relid) == relkind &&
+		cc_extension_member(ext, RelationRelationId, relid) ? relid : InvalidOid;
+}
+
+/*
+ * Whether the extension's table relid has the columns of its install
+ * script, types[0 .. natts - 1], or only the first min_natts of them (those
+ * of an earlier version), none dropped, and no index (its rows are inserted
+ * directly, with no index to maintain).
+ */
+bool
+cc_extension_table_as_made(Oid relid, const Oid *types, int min_natts, int natts)
+{
+	Relation	rel = table_open(relid, AccessShareLock);
+	TupleDesc	desc = RelationGetDescr(rel);
+	bool		ok = desc->natts >= min_natts && desc->natts <= natts &&
+		!RelationGetForm(rel)->relhasindex;
+
+	for (int i = 0; ok && i < desc->natts; i++)
+		ok = !TupleDescAttr(desc, i)->attisdropped &&
+			TupleDescAttr(desc, i)->atttypid == types[i];
+	table_close(rel, AccessShareLock);
+	return ok;
 }
 
 /* The type counter_crdt, which lives in the schema nsp of the extension. */

@@ -15,6 +15,8 @@ extern bool cc_extension_member(Oid ext, Oid classid, Oid objid);
 extern bool cc_extension_owns_function(Oid fn);
 extern Oid	cc_extension_schema(void);
 extern Oid	cc_extension_relation(const char *relname, char relkind);
+extern bool cc_extension_table_as_made(Oid relid, const Oid *types,
+									   int min_natts, int natts);
 extern Oid	cc_counter_type(Oid nsp);
 
 /*

@@ -101,24 +101,13 @@ cc_conflicts_relid(void)
 	Oid			found = cc_extension_relation("counter_crdt_writer_conflicts",
 											  RELKIND_RELATION);
 
-	if (OidIsValid(found))
-	{
-		Relation	log = table_open(found, AccessShareLock);
-		TupleDesc	desc = RelationGetDescr(log);
-		bool		ok = (desc->natts == CC_CONFLICTS_NATTS ||
-						  desc->natts == CC_CONFLICTS_NATTS - 1) &&
-			!RelationGetForm(log)->relhasindex;
-
-		for (int i = 0; ok && i < desc->natts; i++)
-			ok = !TupleDescAttr(desc, i)->attisdropped &&
-				TupleDescAttr(desc, i)->atttypid == types[i];
-		table_close(log, AccessShareLock);
-		if (!ok)
-			ereport(ERROR,
-					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-					 errmsg("table counter_crdt_writer_conflicts of extension counter_crdt is not as the extension made it"),
-					 errhint("Drop and create the extension again, or restore the table's columns.")));
-	}
+	if (OidIsValid(found) &&
+		!cc_extension_table_as_made(found, types, CC_CONFLICTS_NATTS - 1,
+									CC_CONFLICTS_NATTS))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("table counter_crdt_writer_conflicts of extension counter_crdt is not as the extension made it"),
+				 errhint("Drop and create the extension again, or restore the table's columns.")));
 	return found;
 }
 

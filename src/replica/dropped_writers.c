@@ -75,20 +75,9 @@ cc_dropped_writers_relid(bool for_insert)
 	TEXTOID, UUIDARRAYOID, TEXTOID, NAMEOID};
 	Oid			found = cc_extension_relation("counter_crdt_dropped_writers",
 											  RELKIND_RELATION);
-	Relation	log;
-	TupleDesc	desc;
-	bool		ok;
 
-	if (!OidIsValid(found))
-		return InvalidOid;
-	log = table_open(found, AccessShareLock);
-	desc = RelationGetDescr(log);
-	ok = desc->natts == CC_DROPPED_NATTS && !RelationGetForm(log)->relhasindex;
-	for (int i = 0; ok && i < desc->natts; i++)
-		ok = !TupleDescAttr(desc, i)->attisdropped &&
-			TupleDescAttr(desc, i)->atttypid == types[i];
-	table_close(log, AccessShareLock);
-	if (ok)
+	if (!OidIsValid(found) ||
+		cc_extension_table_as_made(found, types, CC_DROPPED_NATTS, CC_DROPPED_NATTS))
 		return found;
 	ereport(for_insert ? WARNING : ERROR,
 			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
