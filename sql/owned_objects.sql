@@ -177,6 +177,10 @@ BEGIN;
 ALTER TABLE counter_crdt_dropped_writers DROP COLUMN subscription;
 SELECT count(*) FROM counter_crdt_health();
 ROLLBACK;
+-- A rolled-back CREATE INDEX leaves pg_class.relhasindex set: no index is there.
+SELECT relhasindex FROM pg_class WHERE oid = 'counter_crdt_dropped_writers'::regclass;
+SELECT count(*) AS problems FROM counter_crdt_health();
+SELECT count(*) AS columns FROM counter_crdt_stat WHERE table_name = 'owned_t'::regclass;
 
 SET client_min_messages = warning;
 DROP TABLE owned_t;

@@ -102,19 +102,22 @@ cc_extension_relation(const char *relname, char relkind)
  * Whether the extension's table relid has the columns of its install
  * script, types[0 .. natts - 1], or only the first min_natts of them (those
  * of an earlier version), none dropped, and no index (its rows are inserted
- * directly, with no index to maintain).
+ * directly, with no index to maintain).  Indexes as the relcache lists them:
+ * pg_class.relhasindex stays set after a CREATE INDEX that rolled back.
  */
 bool
 cc_extension_table_as_made(Oid relid, const Oid *types, int min_natts, int natts)
 {
 	Relation	rel = table_open(relid, AccessShareLock);
 	TupleDesc	desc = RelationGetDescr(rel);
+	List	   *indexes = RelationGetIndexList(rel);
 	bool		ok = desc->natts >= min_natts && desc->natts <= natts &&
-		!RelationGetForm(rel)->relhasindex;
+		indexes == NIL;
 
 	for (int i = 0; ok && i < desc->natts; i++)
 		ok = !TupleDescAttr(desc, i)->attisdropped &&
 			TupleDescAttr(desc, i)->atttypid == types[i];
+	list_free(indexes);
 	table_close(rel, AccessShareLock);
 	return ok;
 }
