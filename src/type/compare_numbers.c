@@ -45,7 +45,7 @@
 /*
  * The value of a counter for a comparison, false for a tombstone: as
  * c::bigint reads it (22003 outside bigint) in a query, and exactly, as
- * wraps * 2^64 + low (cc_wide_sum()), where the call has no expression.
+ * wraps * 2^64 + low (cc_fold_total()), where the call has no expression.
  * Those calls are the planner's estimators (eqsel, scalarltsel, eqjoinsel
  * and the others call the operator's function on the column's most common
  * values and histogram, through fmgr_info()): an estimate reads values
@@ -64,9 +64,7 @@ cc_compare_value(FunctionCallInfo fcinfo, Datum counter, int64 *wraps, int64 *lo
 		return cc_datum_value(counter, low);
 	cc_read_open(counter, &r);
 	live = !r.v.tombstone;
-	if (live && r.nf == 0)
-		cc_wide_sum(r.v.shards, r.v.n, wraps, low);
-	else if (live)
+	if (live)
 	{
 		cc_folded	f = cc_read_folded(&r);
 
