@@ -55,6 +55,11 @@ PACKAGES+=(valgrind libxml2-dev)
 # scrapes the metrics, pgbouncer in front of a server (test/t/021-023; curl
 # scrapes the exporter, pgbench drives the pooler).
 PACKAGES+=(postgresql-15-partman prometheus-postgres-exporter pgbouncer curl)
+# High availability (doc/high-availability.md, doc/backups.md, test/t/024 and
+# 025): Patroni with etcd (etcd-server has the daemon, etcd-client etcdctl),
+# and pgBackRest.  Their package scripts try to start the daemons: the
+# policy-rc.d below keeps them stopped.
+PACKAGES+=(patroni etcd-server etcd-client pgbackrest)
 command -v npm >/dev/null 2>&1 || PACKAGES+=(npm)
 
 installed()
