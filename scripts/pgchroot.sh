@@ -325,7 +325,7 @@ _pgr_packages() {	# VER -> the package list, one line, sorted
 		# test/t/024_patroni.pl and 025_pgbackrest.pl: the suite's own
 		# Patroni (4 in trixie and sid: 3 in Debian 12 knows no 17),
 		# etcd and pgBackRest
-		p+=(patroni etcd-server etcd-client pgbackrest)
+		p+=(patroni python3-etcd etcd-server etcd-client pgbackrest)
 	fi
 	p+=(uuid-dev libssl-dev make gcc libc6-dev perl libipc-run-perl)
 	# test/t/010_scylla_migration.pl reads ScyllaDB's files with Python

@@ -59,7 +59,7 @@ PACKAGES+=(postgresql-15-partman prometheus-postgres-exporter pgbouncer curl)
 # 025): Patroni with etcd (etcd-server has the daemon, etcd-client etcdctl),
 # and pgBackRest.  Their package scripts try to start the daemons: the
 # policy-rc.d below keeps them stopped.
-PACKAGES+=(patroni etcd-server etcd-client pgbackrest)
+PACKAGES+=(patroni python3-etcd etcd-server etcd-client pgbackrest)
 command -v npm >/dev/null 2>&1 || PACKAGES+=(npm)
 
 installed()

@@ -1,0 +1,489 @@
+# High availability inside a mesh (issue 39): two regions, a and b, each a
+# Patroni cluster of two servers on one etcd, replicating page_views to each
+# other with the subscriptions of doc/high-availability.md (connection strings
+# that follow the primary, slots that Patroni keeps on the replicas).  Both
+# regions take increments all along, through the same kind of connection
+# strings (test/t/ha_load.py).  In region a, in turn:
+#
+#   1. asynchronous, the primary killed (SIGKILL of Patroni, the postmaster
+#      and its children) while its walsenders are stopped: increments it
+#      acknowledged that reached region b survive, those that reached no
+#      other server are lost, and the test counts both; the old primary
+#      rejoins through pg_rewind;
+#   2. a planned switchover;
+#   3. synchronous_mode, the primary killed under load: no acknowledged
+#      increment is lost;
+#   4. synchronous_mode, the known trap: region b receives increments that the
+#      promoted standby never had (not acknowledged: the commits wait for the
+#      standby); the next increment of the row in b heals one row, the repair
+#      recipe of doc/replication.md the other, found by the digests.
+#
+# At the end every server of both regions has the same rows, and every key
+# holds exactly its acknowledged increments, less those lost in 1, plus at
+# most the increments in doubt (a connection lost while the statement ran):
+# none counted twice.  The gaps in region a's acknowledged increments at each
+# failover are printed (doc/high-availability.md quotes them).
+use strict;
+use warnings;
+
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use File::Temp ();
+use IPC::Run ();
+use Time::HiRes qw(time usleep);
+use ReadmeMesh qw(readme_run_subst readme_poll);
+use ReadmeRecipe;
+use PatroniRegion;
+
+for my $tool (qw(patroni patronictl etcd))
+{
+	plan skip_all => "$tool is not installed (Debian: patroni, etcd-server)"
+	  unless grep { -x "$_/$tool" } split /:/, $ENV{PATH};
+}
+my $pg_config = $ENV{PG_CONFIG} // 'pg_config';
+my $bindir = `$pg_config --bindir`;
+chomp $bindir;
+my ($pg_major) = `$pg_config --version` =~ /PostgreSQL (\d+)/;
+my ($patroni_version) = `patroni --version 2>&1` =~ /(\d+\.\d+\.\d+)/;
+plan skip_all => "Patroni $patroni_version does not support PostgreSQL $pg_major"
+  if $patroni_version =~ /^[0-2]\.|^3\.0\./ && $pg_major >= 16;
+note "Patroni $patroni_version, PostgreSQL $pg_major, etcd " . (`etcd --version` =~ /(\d+\.\d+\.\d+)/)[0];
+my $python = '/usr/bin/python3';
+plan skip_all => 'python3-psycopg2 is not installed'
+  unless system($python, '-c', 'import psycopg2') == 0;
+
+my $t0 = time;
+my $etcd = PatroniRegion::etcd_start();
+my %region = map {
+	$_ => PatroniRegion->new(name => $_, etcd => $etcd, members => 2, bindir => $bindir,
+		dcs => { postgresql => { parameters => { wal_level => 'logical' } } })
+} qw(a b);
+# the two regions' first members, then their replicas
+for my $r (values %region) { $r->start_member(($r->members)[0]); }
+for my $r (values %region) { $r->leader(60); }
+for my $r (values %region)
+{
+	my $m = ($r->members)[1];
+	$r->start_member($m);
+}
+for my $r (values %region)
+{
+	ok($r->wait_streaming(($r->members)[1]), "region $r->{name}: the replica streams");
+}
+note sprintf('two regions of two servers up in %.1f s', time - $t0);
+
+sub app { my ($m, $sql) = @_; return $m->{node}->safe_psql('app', $sql); }
+
+# The connection string of a region's members, in the recipe's form.
+sub hosts_of
+{
+	my ($r) = @_;
+	my @m = $r->members;
+	return 'host=' . join(',', map { '127.0.0.1' } @m) . ' port=' . join(',', map { $_->{node}->port } @m);
+}
+
+# 1. The recipe: replication.md's set-up on each region's primary, the DCS
+# settings with the permanent slot, the subscriptions.
+my %slot_of = (a => 'page_views_b_from_a', b => 'page_views_a_from_b');
+for my $name (qw(a b))
+{
+	my $r = $region{$name};
+	readme_run_subst($r->leader->{node}, 'postgres', 'replication/setup', {});
+	my $file = "$r->{dir}/ha-dcs.yml";
+	PostgreSQL::Test::Utils::append_to_file($file,
+		recipe('ha/dcs', $name eq 'a' ? {} : { page_views_b_from_a => $slot_of{b} }));
+	my ($m) = $r->members;
+	my ($out, $err) = run_patronictl($m, 'edit-config', '--apply', $file, '--force');
+	like($out, qr/Configuration changed/i, "region $name: patronictl edit-config --apply ha/dcs")
+	  or diag($err);
+}
+
+sub run_patronictl
+{
+	my ($m, @args) = @_;
+	my ($out, $err) = ('', '');
+	IPC::Run::run([ 'patronictl', '-c', $m->{config}, @args ], '<', \undef, '>', \$out, '2>', \$err,
+		IPC::Run::timeout(60));
+	return ($out, $err);
+}
+
+# Patroni creates the slot on the primary at its next loop.
+for my $name (qw(a b))
+{
+	my $l = $region{$name}->leader;
+	ok($l->{node}->poll_query_until('postgres',
+			"SELECT count(*) = 1 FROM pg_replication_slots WHERE slot_name = '$slot_of{$name}'"),
+		"region $name: Patroni made the permanent slot $slot_of{$name}");
+}
+readme_run_subst($region{b}->leader->{node}, 'app', 'ha/subscribe-b',
+	{ 'host=a1,a2 port=5432,5432' => hosts_of($region{a}) });
+readme_run_subst($region{a}->leader->{node}, 'app', 'ha/subscribe-a',
+	{ 'host=b1,b2 port=5432,5432' => hosts_of($region{b}) });
+ok(readme_poll($region{a}->leader->{node}, 'replication/check', sub { $_[0] eq 'page_views_a_from_b|1|t' }, 60,
+		'page_views_a_from_b|1|t'), 'region a subscribes to b');
+ok(readme_poll($region{b}->leader->{node}, 'replication/check', sub { $_[0] eq 'page_views_b_from_a|1|t' }, 60,
+		'page_views_b_from_a|1|t'), 'region b subscribes to a');
+
+my @load_keys = map { "/p$_" } 1 .. 12;
+# keys of the test's own increments, which no load touches
+my @own_keys = qw(async-survives async-repair async-lost trap-heal trap-repair resume);
+my %acked;    # key => increments acknowledged by the test's own statements
+app($region{a}->leader, 'INSERT INTO page_views SELECT k, \'{}\' FROM unnest(ARRAY['
+	  . join(',', map { "'$_'" } @load_keys, @own_keys) . ']) AS k');
+ok($region{b}->leader->{node}->poll_query_until('app',
+		'SELECT count(*) = ' . (@load_keys + @own_keys) . ' FROM page_views'),
+	'the keys reach region b');
+
+# Patroni's copies of the slots on the replicas are usable once they have
+# been advanced to the primary's position (see the page: a copy made before
+# the subscriber confirmed anything cannot be).
+sub slot_copies_ready
+{
+	my ($r, $what) = @_;
+	my $l = $r->leader;
+	my $slot = $slot_of{ $r->{name} };
+	# the primary's position now (a checkpoint moves the slot's restart_lsn)
+	my $lsn = $l->{node}->safe_psql('postgres',
+		"CHECKPOINT; SELECT confirmed_flush_lsn FROM pg_replication_slots WHERE slot_name = '$slot'");
+	my $ok = PatroniRegion::wait_until(90, sub {
+		for my $m ($r->replicas($l))
+		{
+			my $behind = PatroniRegion::try_psql($m,
+				"SELECT count(*) FROM pg_replication_slots WHERE slot_name = '$slot' AND confirmed_flush_lsn >= '$lsn'");
+			return 0 unless ($behind // '') eq '1';
+		}
+		return 1;
+	});
+	ok($ok, "region $r->{name}: the replicas' copies of $slot reached the primary's position ($what)");
+	return $ok;
+}
+
+# The loads: each region's own increments through its members' connection
+# string, as an application that follows the primary.
+my $loaddir = PostgreSQL::Test::Utils::tempdir('load');
+my %load;
+for my $name (qw(a b))
+{
+	my $file = "$loaddir/$name.log";
+	my $dsn = hosts_of($region{$name}) . ' dbname=app user=postgres target_session_attrs=read-write connect_timeout=2';
+	$load{$name} = {
+		file => $file,
+		h => IPC::Run::start([ $python, "$FindBin::RealBin/ha_load.py", $dsn, join(',', @load_keys), $file, 40 ],
+			'<', \undef, '>>', "$file.out", '2>>', "$file.out"),
+	};
+}
+END { for my $l (values %load) { eval { $l->{h}->kill_kill(grace => 5); }; } }
+
+sub pause_load
+{
+	my ($name) = @_;
+	PostgreSQL::Test::Utils::append_to_file("$load{$name}{file}.pause", '');
+	PatroniRegion::wait_until(30, sub { -e "$load{$name}{file}.paused" })
+	  or die "load $name does not pause";
+}
+
+sub resume_load
+{
+	my ($name) = @_;
+	unlink "$load{$name}{file}.pause";
+	PatroniRegion::wait_until(30, sub { !-e "$load{$name}{file}.paused" })
+	  or die "load $name does not resume";
+}
+
+# The load's lines: [kind, time, port, key].
+sub load_lines
+{
+	my ($name) = @_;
+	open(my $fh, '<', $load{$name}{file}) or return ();
+	my @l = map { chomp; [ split / /, $_, 4 ] } <$fh>;
+	close($fh);
+	return @l;
+}
+
+# The gap around an event at time $at in region $name's acknowledged
+# increments: the last acknowledged by $old before, the first by another
+# server after.  Returns (gap in s, last, first).
+sub gap_around
+{
+	my ($name, $at, $old_port) = @_;
+	my @acks = grep { $_->[0] eq 'A' } load_lines($name);
+	my ($first) = map { $_->[1] } grep { $_->[2] != $old_port && $_->[1] >= $at } @acks;
+	return (undef) unless defined $first;
+	my ($last) = reverse map { $_->[1] } grep { $_->[2] == $old_port && $_->[1] < $first } @acks;
+	return (defined $last && defined $first ? $first - $last : undef, $last, $first);
+}
+
+sub increments
+{
+	my ($m, $key, $n) = @_;
+	app($m, join('', map { "UPDATE page_views SET views = views + 1 WHERE page = '$key';\n" } 1 .. $n));
+	$acked{$key} += $n;
+}
+
+sub value_on
+{
+	my ($m, $key) = @_;
+	return app($m, "SELECT views::bigint FROM page_views WHERE page = '$key'");
+}
+
+sub wait_value
+{
+	my ($m, $key, $want, $secs) = @_;
+	return PatroniRegion::wait_until($secs // 30, sub {
+		(PatroniRegion::try_psql($m, "SELECT views::bigint FROM page_views WHERE page = '$key'", 'app') // '') eq $want;
+	});
+}
+
+my @writer_ids = (app($region{a}->leader, 'SELECT counter_crdt_node_id()'));
+
+# A new primary in region a, other than $old; checks its writer id.
+sub new_primary
+{
+	my ($old, $what) = @_;
+	my $l = PatroniRegion::wait_until(90, sub {
+		my $m = $region{a}->leader_now;
+		return $m && $m != $old ? $m : undef;
+	});
+	ok($l, "$what: a new primary in region a") or die "no new primary";
+	my $id = app($l, 'SELECT counter_crdt_node_id()');
+	ok(!grep({ $_ eq $id } @writer_ids), "$what: the new primary writes under a new writer id");
+	push @writer_ids, $id;
+	return $l;
+}
+
+# The old primary, started again, rejoins as a replica (pg_rewind).
+sub rejoin
+{
+	my ($m, $what) = @_;
+	my $t = time;
+	$region{a}->start_member($m);
+	ok($region{a}->wait_streaming($m, 120), "$what: $m->{name} rejoins region a as a replica");
+	note sprintf('%s: %s streams again %.1f s after its Patroni started', $what, $m->{name}, time - $t);
+}
+
+sleep 3;
+slot_copies_ready($region{$_}, 'set-up') for qw(a b);
+
+# --- 1. asynchronous: the primary dies with increments nobody else has -----
+my %event;    # name => [time, old primary's port]
+{
+	my $what = 'async failover';
+	my $old = $region{a}->leader;
+	my ($replica) = $region{a}->replicas($old);
+	pause_load('a');
+	# everything of the old primary so far has reached the standby and b
+	my $lsn = app($old, 'SELECT pg_current_wal_lsn()');
+	ok($old->{node}->poll_query_until('postgres',
+			"SELECT count(*) = 2 FROM pg_stat_replication WHERE flush_lsn >= '$lsn'"),
+		"$what: the standby and region b have the old primary's WAL");
+	# the standby gets nothing more: 20 increments reach region b only
+	$region{a}->signal_walsenders($old, 'STOP', $replica->{name});
+	increments($old, 'async-survives', 20);
+	increments($old, 'async-repair', 10);
+	ok(wait_value($region{b}->leader, 'async-survives', 20), "$what: region b has the 20 increments");
+	ok(wait_value($region{b}->leader, 'async-repair', 10), "$what: and the 10");
+	# and the old primary has confirmed to b all that b sent back (b
+	# publishes what it applies: the echo of the 30 is not kept for a2)
+	my $bl = $region{b}->leader;
+	my $blsn = app($bl, 'SELECT pg_current_wal_lsn()');
+	ok($bl->{node}->poll_query_until('postgres',
+			"SELECT confirmed_flush_lsn >= '$blsn' FROM pg_replication_slots WHERE slot_name = '$slot_of{b}'"),
+		"$what: the old primary has confirmed region b's changes");
+	# then neither gets anything: 25 increments only the old primary has
+	$region{a}->signal_walsenders($old, 'STOP', $slot_of{a});
+	increments($old, 'async-lost', 25);
+	$event{$what} = [ time, $old->{node}->port ];
+	$region{a}->kill_member($old);
+	resume_load('a');
+	my $new = new_primary($old, $what);
+	is(value_on($new, 'async-survives') . ' ' . value_on($new, 'async-repair'), '0 0',
+		"$what: the new primary lacks the 20 increments and the 10");
+	is(value_on($new, 'async-lost'), '0', "$what: and the 25");
+	# region b's subscription follows the primary by itself
+	increments($new, 'resume', 1);
+	my $t = time;
+	ok(wait_value($region{b}->leader, 'resume', $acked{resume}, 60),
+		"$what: region b receives the new primary's increments");
+	note sprintf('%s: region b received the new primary\'s first increment %.1f s after it', $what, time - $t);
+	# the next increment of the row in region b brings the 20 back
+	increments($region{b}->leader, 'async-survives', 1);
+	ok(wait_value($new, 'async-survives', 21), "$what: region b's next increment of the row brings the 20 to region a");
+	rejoin($old, $what);
+	ok(wait_value($old, 'async-lost', '0'), "$what: the old primary, rewound, no longer has the 25");
+	slot_copies_ready($region{a}, $what);
+}
+
+# --- 2. a planned switchover ---------------------------------------------------
+{
+	my $what = 'switchover';
+	my $old = $region{a}->leader;
+	$event{$what} = [ time, $old->{node}->port ];
+	$region{a}->switchover;
+	new_primary($old, $what);
+	ok($region{a}->wait_streaming($old, 120), "$what: the old primary follows the new one");
+	slot_copies_ready($region{a}, $what);
+}
+
+# --- 3. synchronous: the primary dies under load ------------------------------
+my $sync_file = "$region{a}{dir}/ha-sync.yml";
+PostgreSQL::Test::Utils::append_to_file($sync_file, recipe('ha/synchronous'));
+{
+	my $what = 'sync failover';
+	my ($out, $err) = run_patronictl(($region{a}->members)[0], 'edit-config', '--apply', $sync_file, '--force');
+	like($out, qr/Configuration changed/i, 'patronictl edit-config --apply ha/synchronous') or diag($err);
+	readme_run_subst($region{a}->leader->{node}, 'app', 'ha/synchronous-subscription', {});
+	my $old = $region{a}->leader;
+	ok($region{a}->wait_sync_standby, "$what: Patroni has made the standby synchronous");
+	sleep 2;
+	$event{$what} = [ time, $old->{node}->port ];
+	$region{a}->kill_member($old);
+	new_primary($old, $what);
+	rejoin($old, $what);
+	slot_copies_ready($region{a}, $what);
+	ok($region{a}->wait_sync_standby, "$what: the rejoined server is the synchronous standby");
+}
+
+# --- 4. synchronous: region b gets what the standby never had -----------------
+my @in_doubt_sessions;
+my $trap_echo;
+{
+	my $what = 'sync trap';
+	my $old = $region{a}->leader;
+	my ($replica) = $region{a}->replicas($old);
+	$region{a}->signal_walsenders($old, 'STOP', $replica->{name});
+	# an increment of each key that waits for the standby: committed on the
+	# old primary, not acknowledged, and sent to region b
+	for my $key (qw(trap-heal trap-repair))
+	{
+		my ($o, $e) = ('', '');
+		push @in_doubt_sessions, IPC::Run::start(
+			[ 'psql', '-XAtq', '-d', $old->{node}->connstr('app'), '-c',
+				"UPDATE page_views SET views = views + 1 WHERE page = '$key'" ],
+			'<', \undef, '>', \$o, '2>', \$e, IPC::Run::timeout(120));
+	}
+	ok(wait_value($region{b}->leader, 'trap-heal', 1), "$what: region b has the increment of trap-heal");
+	ok(wait_value($region{b}->leader, 'trap-repair', 1), "$what: and the one of trap-repair");
+	$event{$what} = [ time, $old->{node}->port ];
+	$region{a}->kill_member($old);
+	my $acks = 0;
+	for my $h (@in_doubt_sessions)
+	{
+		eval { $h->finish; };
+		$acks++ if $h->result == 0;
+	}
+	is($acks, 0, "$what: neither was acknowledged");
+	my $new = new_primary($old, $what);
+	# Region b sends back what it applies; a1 gets it unless the old primary
+	# confirmed it to b before it died (the subscription's synchronous_commit
+	# keeps that from happening while b's own increments flow).
+	$trap_echo = value_on($new, 'trap-heal') . ' ' . value_on($new, 'trap-repair');
+	note "$what: right after the promotion the new primary has trap-heal and trap-repair at $trap_echo";
+	increments($region{b}->leader, 'trap-heal', 1);
+	ok(wait_value($new, 'trap-heal', 2), "$what: region b's next increment of trap-heal brings the other to region a");
+	rejoin($old, $what);
+}
+
+# --- the end: loads stopped, every server the same ---------------------------
+sleep 2;
+for my $name (qw(a b))
+{
+	$load{$name}{h}->signal('TERM');
+	eval { $load{$name}{h}->finish; };
+}
+
+sub all_members { return map { $_->members } @region{qw(a b)}; }
+
+sub digests_same
+{
+	my (@skip) = @_;
+	my $q = "SELECT encode(counter_crdt_digest_agg(page, views), 'hex') FROM page_views"
+	  . (@skip ? ' WHERE page NOT IN (' . join(',', map { "'$_'" } @skip) . ')' : '');
+	my %d = map { (PatroniRegion::try_psql($_, $q, 'app') // 'none' => 1) } all_members();
+	return keys(%d) == 1 && !$d{none};
+}
+my @to_repair = ('async-repair', value_on($region{a}->leader, 'trap-repair') eq '0' ? ('trap-repair') : ());
+ok(PatroniRegion::wait_until(60, sub { digests_same(@to_repair) }),
+	"every server of both regions has the same rows, but for @to_repair");
+
+# trap-repair: the digests of doc/replication.md find it, its repair brings it
+{
+	my $na = $region{a}->leader->{node};
+	my $nb = $region{b}->leader->{node};
+	readme_run_subst($nb, 'app', 'repair/inbox', {});
+	readme_run_subst($na, 'app', 'repair/connect',
+		{ "host 'b', port '5432'" => "host '" . $nb->host . "', port '" . $nb->port . "'" });
+	is($na->safe_psql('app', recipe('repair/compare')), 'f', 'repair: the digests differ');
+	is($na->safe_psql('app', recipe('repair/find') . recipe('repair/ship')), join("\n", @to_repair),
+		"repair: they find @to_repair, only");
+	$nb->safe_psql('app', recipe('repair/apply'));
+	is($na->safe_psql('app', recipe('repair/compare')), 't', 'repair: the digests are equal');
+}
+ok(PatroniRegion::wait_until(60, sub { digests_same() }), 'every server of both regions has the same rows');
+
+# Exact: per key, the acknowledged increments, less those lost, plus at most
+# those in doubt.
+my (%ack, %doubt);
+for my $name (qw(a b))
+{
+	for my $l (load_lines($name))
+	{
+		$ack{ $l->[3] }++ if $l->[0] eq 'A';
+		$doubt{ $l->[3] }++ if $l->[0] eq 'U';
+	}
+}
+$ack{$_} += $acked{$_} for keys %acked;
+my $final = app($region{a}->leader, 'SELECT string_agg(page || \'=\' || views::bigint, \' \' ORDER BY page) FROM page_views');
+my %final = map { split /=/ } split ' ', $final;
+my %lost = ('async-lost' => 25);
+my ($bad, $total_ack, $total_doubt, $total_final) = (0, 0, 0, 0);
+for my $k (@load_keys, @own_keys)
+{
+	my ($a, $d, $f, $l) = ($ack{$k} // 0, $doubt{$k} // 0, $final{$k}, $lost{$k} // 0);
+	$total_ack += $a;
+	$total_doubt += $d;
+	$total_final += $f;
+	my $want_min = $a - $l;
+	my $want_max = $a - $l + $d + ($k =~ /^trap/ ? 1 : 0);
+	next if $f >= $want_min && $f <= $want_max;
+	$bad++;
+	diag("$k: $f, expected $want_min to $want_max ($a acknowledged, $l lost, $d in doubt)");
+}
+is($bad, 0, 'every key holds its acknowledged increments (less the 25 lost), and no increment twice');
+is($final{'async-lost'}, '0', 'the 25 increments only the killed primary had are lost, all of them');
+is("$final{'async-survives'} $final{'async-repair'}", '21 10', 'the 30 that reached region b survive');
+is("$final{'trap-heal'} $final{'trap-repair'}", '2 1', 'the trap: the increments region b received count, healed');
+note sprintf('increments: %d acknowledged, %d in doubt, %d counted (%d lost in step 1)',
+	$total_ack, $total_doubt, $total_final, 25);
+
+# Writer ids: one per promotion, and the earlier timelines' are the report's
+# candidates for retirement.
+my $l = $region{a}->leader;
+is(app($l, 'SELECT count(DISTINCT writer) FROM counter_crdt_node_id_history()'), '5',
+	'region a: 5 timelines, 5 writer ids');
+is(app($l, "SELECT count(*) FROM counter_crdt_writer_report() WHERE candidate IS NOT NULL"), '4',
+	'region a: the 4 ids of ended timelines are candidates for retirement');
+for my $m (all_members())
+{
+	is($m->{node}->safe_psql('app', 'SELECT count(*) FROM counter_crdt_health()'), '0',
+		"$m->{name}: counter_crdt_health() reports nothing");
+}
+
+# The figure: region a's gaps in acknowledged increments.
+for my $what ('switchover', 'sync failover', 'async failover', 'sync trap')
+{
+	my ($gap) = gap_around('a', @{ $event{$what} });
+	ok(defined $gap, "$what: region a acknowledged increments before and after");
+	note sprintf('figure: %s: region a acknowledged no increment for %.1f s', $what, $gap // -1);
+}
+my @b_acks = map { $_->[1] } grep { $_->[0] eq 'A' } load_lines('b');
+my $b_gap = 0;
+for my $i (1 .. $#b_acks) { $b_gap = $b_acks[$i] - $b_acks[ $i - 1 ] if $b_acks[$i] - $b_acks[ $i - 1 ] > $b_gap; }
+note sprintf('figure: region b: %d increments acknowledged in %.0f s, longest gap %.2f s',
+	scalar(@b_acks), $b_acks[-1] - $b_acks[0], $b_gap);
+
+PatroniRegion::stop_all();
+note sprintf('total %.0f s', time - $t0);
+done_testing();
