@@ -43,14 +43,8 @@ my $W = '5f0c8a9e-6d1b-4f3a-9c2e-7b4d1e8a2f60';    # the writer to retire, as in
 sub stream_w
 {
 	my ($clock, $mult) = @_;
-	my $sql = '';
-	for my $i (1 .. 10)
-	{
-		my $d = $mult * $i;
-		$sql .= "INSERT INTO page_views VALUES ('/p$i', counter_crdt_increment(NULL, $d, '$W', $clock))
-		  ON CONFLICT (page) DO UPDATE SET views = counter_crdt_increment(page_views.views, $d, '$W', $clock);\n";
-		$mesh->{expected}{"/p$i"} += $d;
-	}
+	my ($sql, $delta) = stream_increments($W, $clock, $mult, 10);
+	$mesh->{expected}{$_} += $delta->{$_} foreach keys %$delta;
 	$na->safe_psql('app', $sql);
 	return;
 }
@@ -213,8 +207,7 @@ conf_line_out($nd);
 is($nd->safe_psql('app', q{SELECT counter_crdt_node_id() = counter_crdt_rack_id('dc1', 'rack4')}),
 	't', "d's writer id is counter_crdt_rack_id('dc1', 'rack4')");
 like(ids_on($nd), qr/\Q$W\E/, 'd, from before the fold, carries W');
-my $d_rows = $nd->safe_psql('app',
-	"SELECT string_agg(format('(%L, %L)', page, views::text), ', ' ORDER BY page) FROM page_views");
+my $d_rows = page_view_rows($nd, 'app');
 
 readme_run($nd, 'app', 'replication/join-retired-d', qw(a b c));
 is($nd->safe_psql('app', recipe('retire/list')), "$W|t", 'd has the mesh\'s list: W forgotten');
@@ -248,12 +241,7 @@ for my $n ($na, $nb, $nc, $nd)
 }
 
 # Unstripped, d's rows from the backup would have counted W twice.
-is($na->safe_psql('app', qq{
-	CREATE TEMP TABLE try (LIKE page_views INCLUDING ALL);
-	INSERT INTO try SELECT * FROM page_views;
-	INSERT INTO try VALUES $d_rows
-	ON CONFLICT (page) DO UPDATE SET views = counter_crdt_merge(try.views, EXCLUDED.views);
-	SELECT (SELECT sum(views::bigint) FROM try) - (SELECT sum(views::bigint) FROM page_views)}),
+is(merge_surplus($na, 'app', $d_rows),
 	'550', 'merged unstripped, the backup\'s rows would add W\'s 550 again');
 
 $mesh->check_logs('late routes',

@@ -44,8 +44,10 @@ my $seq = 0;
 # before_start => code run with the node once it is configured, before it
 # starts (a pg_upgrade into its data directory), from_backup => [$node,
 # $backup]: the data directory of a base backup of another README server
-# (its configuration is the other's, copied).  The node takes $name's place
-# in the host substitutions.
+# (its configuration is the other's, copied), restore => code that fills the
+# node's empty data directory (a restore by a backup tool: configured then
+# as a base backup's copy is, its own port and address appended).  The node
+# takes $name's place in the host substitutions.
 sub readme_node
 {
 	my ($name, %opts) = @_;
@@ -53,9 +55,18 @@ sub readme_node
 	  if $PostgreSQL::Test::Utils::use_unix_sockets;
 	my $node = PostgreSQL::Test::Cluster->new($opts{node_name} // $name,
 		$opts{install_path} ? (install_path => $opts{install_path}) : ());
-	if ($opts{from_backup})
+	if ($opts{from_backup} || $opts{restore})
 	{
-		$node->init_from_backup(@{ $opts{from_backup} });
+		if ($opts{from_backup})
+		{
+			$node->init_from_backup(@{ $opts{from_backup} });
+		}
+		else
+		{
+			$opts{restore}->($node);
+			$node->append_conf('postgresql.conf',
+				'port = ' . $node->port . "\nlisten_addresses = '" . $node->host . "'\n");
+		}
 		$opts{before_start}->($node) if $opts{before_start};
 		$node->start;
 		$node_of{$name} = $node;
