@@ -145,15 +145,15 @@ sub slot_copies_ready
 	my ($r, $what) = @_;
 	my $l = $r->leader;
 	my $slot = $slot_of{ $r->{name} };
-	# the primary's position now (a checkpoint moves the slot's restart_lsn)
-	my $lsn = $l->{node}->safe_psql('postgres',
-		"CHECKPOINT; SELECT confirmed_flush_lsn FROM pg_replication_slots WHERE slot_name = '$slot'");
-	my $ok = PatroniRegion::wait_until(90, sub {
+	# the primary's position now, by the page's query (after a checkpoint,
+	# which lets the slot's restart_lsn move)
+	$l->{node}->safe_psql('postgres', 'CHECKPOINT');
+	my ($lsn) = $l->{node}->safe_psql('app', recipe('ha/slot-copies')) =~ /^\Q$slot\E\|(\S+)$/m;
+	my $ok = defined $lsn && PatroniRegion::wait_until(90, sub {
 		for my $m ($r->replicas($l))
 		{
-			my $behind = PatroniRegion::try_psql($m,
-				"SELECT count(*) FROM pg_replication_slots WHERE slot_name = '$slot' AND confirmed_flush_lsn >= '$lsn'");
-			return 0 unless ($behind // '') eq '1';
+			my ($copy) = (PatroniRegion::try_psql($m, recipe('ha/slot-copies'), 'app') // '') =~ /^\Q$slot\E\|(\S+)$/m;
+			return 0 unless defined $copy && (PatroniRegion::try_psql($m, "SELECT '$copy'::pg_lsn >= '$lsn'") // '') eq 't';
 		}
 		return 1;
 	});

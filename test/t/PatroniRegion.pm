@@ -130,6 +130,14 @@ sub etcd_start
 	return { port => $port, harness => $h, dir => $dir };
 }
 
+my $patroni_major;
+
+sub patroni_major
+{
+	($patroni_major) = `patroni --version 2>&1` =~ /(\d+)\.\d+/ unless defined $patroni_major;
+	return $patroni_major // 0;
+}
+
 sub new
 {
 	my ($class, %args) = @_;
@@ -177,7 +185,8 @@ sub write_config
 		%{ $self->{dcs}{postgresql}{parameters} // {} },
 	);
 	my %dcs = (
-		ttl => 10,
+		# the quickest failover each version allows (4.0 raised ttl's minimum)
+		ttl => patroni_major() >= 4 ? 20 : 10,
 		loop_wait => 2,
 		retry_timeout => 5,
 		maximum_lag_on_failover => 16 * 1024 * 1024,
@@ -367,7 +376,8 @@ sub rest_send
 {
 	my ($self, $method, $path, $body) = @_;
 	my $l = $self->leader;
-	my $r = $http->request($method, "http://127.0.0.1:$l->{rest}$path",
+	# a switchover's answer comes when it is done
+	my $r = HTTP::Tiny->new(timeout => 90)->request($method, "http://127.0.0.1:$l->{rest}$path",
 		{ content => JSON::PP::encode_json($body), headers => { 'Content-Type' => 'application/json' } });
 	die "$method $path: $r->{status} $r->{content}" unless $r->{success};
 	return $r->{content};
