@@ -93,6 +93,7 @@ sub pgl_node
 # does then: its block pglogical/restart-subscription, run as written for
 # that subscription, which wakes the manager; then the default timeout.
 my $restarted = 0;
+my %server_restarted;    # node name => restarts the page's last step made
 
 sub wait_replicating
 {
@@ -114,11 +115,22 @@ sub wait_replicating
 		{
 			foreach my $sub (map { /^(\S+)\|down$/ ? $1 : () } split /\n/, $got)
 			{
-				next if $done{$sub}++;
-				diag($node->name . ": $sub still down after "
-					  . int(time() - $start) . " s: pglogical/restart-subscription");
-				restart_subscription($node, $sub);
-				$restarted++;
+				if (!$done{$sub})
+				{
+					diag($node->name . ": $sub still down after "
+						  . int(time() - $start) . " s: pglogical/restart-subscription");
+					restart_subscription($node, $sub);
+					$restarted++;
+					$done{$sub} = time();
+				}
+				elsif ($done{$sub} > 0 && time() - $done{$sub} >= 30 && !$server_restarted{ $node->name }++)
+				{
+					# the page's next step: a worker slot that pglogical's
+					# manager never clears goes with a restart of the server
+					diag($node->name . ": $sub still down 30 s after its restart block: the server restarted");
+					$node->restart;
+					$done{$sub} = -1;
+				}
 			}
 		}
 		usleep(100_000);
@@ -349,7 +361,8 @@ foreach my $n (@{ $mesh->{nodes} })
 	is($n->safe_psql('app', 'SELECT count(*) FROM counter_crdt_health()'),
 		'0', $n->name . ': counter_crdt_health() reports nothing once d is back');
 }
-note("pglogical/restart-subscription ran for $restarted subscriptions still down after 20 s");
+note("pglogical/restart-subscription ran for $restarted subscriptions still down after 20 s; "
+	  . scalar(keys %server_restarted) . " servers restarted for one still down after it");
 
 # pglogical's apply workers report a provider that went away (b's restarts)
 # as errors of their own.
