@@ -144,7 +144,7 @@ ok(readme_poll($region{b}->leader->{node}, 'replication/check', sub { $_[0] eq '
 
 my @load_keys = map { "/p$_" } 1 .. 12;
 # keys of the test's own increments, which no load touches
-my @own_keys = qw(async-survives async-repair async-lost trap-heal trap-repair resume);
+my @own_keys = qw(async-survives async-repair async-lost trap-heal trap-repair resume stream-db stream-broker);
 my %acked;    # key => increments acknowledged by the test's own statements
 app($region{a}->leader, 'INSERT INTO page_views SELECT k, \'{}\' FROM unnest(ARRAY['
 	  . join(',', map { "'$_'" } @load_keys, @own_keys) . ']) AS k');
@@ -245,6 +245,15 @@ sub increments
 	$acked{$key} += $n;
 }
 
+# An exactly-once batch (doc/beyond-scylladb.md): $n events on $key whose
+# highest offset is $clock - 1, under a stream partition's writer id.
+sub batch
+{
+	my ($m, $key, $n, $clock) = @_;
+	app($m, "UPDATE page_views SET views = counter_crdt_increment(views, $n,"
+		  . " counter_crdt_rack_id('clickstream', 'partition-0'), $clock) WHERE page = '$key'");
+}
+
 sub value_on
 {
 	my ($m, $key) = @_;
@@ -296,6 +305,12 @@ my %event;    # name => [time, old primary's port]
 	my $old = $region{a}->leader;
 	my ($replica) = $region{a}->replicas($old);
 	pause_load('a');
+	# a stream partition's batches 1 to 4 (one event each), counted exactly once
+	for my $key (qw(stream-db stream-broker))
+	{
+		batch($old, $key, 1, $_) for 1 .. 4;
+		$acked{$key} += 4;
+	}
 	# everything of the old primary so far has reached the standby and b
 	my $lsn = app($old, 'SELECT pg_current_wal_lsn()');
 	ok($old->{node}->poll_query_until('postgres',
@@ -305,6 +320,13 @@ my %event;    # name => [time, old primary's port]
 	$region{a}->signal_walsenders($old, 'STOP', $replica->{name});
 	increments($old, 'async-survives', 20);
 	increments($old, 'async-repair', 10);
+	# and the stream's batch 5, of 7 events
+	for my $key (qw(stream-db stream-broker))
+	{
+		batch($old, $key, 7, 5);
+		$acked{$key} += 7;
+	}
+	ok(wait_value($region{b}->leader, 'stream-broker', 11), "$what: region b has the stream's batch 5");
 	ok(wait_value($region{b}->leader, 'async-survives', 20), "$what: region b has the 20 increments");
 	ok(wait_value($region{b}->leader, 'async-repair', 10), "$what: and the 10");
 	# and the old primary has confirmed to b all that b sent back (b
@@ -324,6 +346,18 @@ my %event;    # name => [time, old primary's port]
 	is(value_on($new, 'async-survives') . ' ' . value_on($new, 'async-repair'), '0 0',
 		"$what: the new primary lacks the 20 increments and the 10");
 	is(value_on($new, 'async-lost'), '0', "$what: and the 25");
+	# The stream's consumer goes on: from the offsets the database holds
+	# (exactly-once/progress: offset 3, clock 4; batch 5 is replayed), or from its
+	# broker's (batch 6 next: its clock passes batch 5's, whose 7 events
+	# region b then drops in the merge)
+	my ($last) = app($new, recipe('exactly-once/progress')) =~ m{^stream-db\|[^|]*\|(\d+)\|}m;
+	is($last, '3', "$what: the new primary's progress for the stream: offset 3, batch 4's (batch 5 is missing)");
+	batch($new, 'stream-db', 7, 5);
+	batch($new, 'stream-db', 3, 6);
+	batch($new, 'stream-broker', 3, 6);
+	$acked{$_} += 3 for qw(stream-db stream-broker);
+	ok(wait_value($region{b}->leader, 'stream-db', 14), "$what: resumed from the database's offsets, the stream counts 14 in region b");
+	ok(wait_value($region{b}->leader, 'stream-broker', 7), "$what: resumed from the broker's, batch 5 is lost in region b too (7)");
 	# region b's subscription follows the primary by itself
 	increments($new, 'resume', 1);
 	my $t = time;
@@ -445,6 +479,27 @@ ok(PatroniRegion::wait_until(60, sub { digests_same(@to_repair) }),
 }
 ok(PatroniRegion::wait_until(60, sub { digests_same() }), 'every server of both regions has the same rows');
 
+# A replay of every row: region a's subscription to b made again with a copy
+# (the page's blocks); nothing changes anywhere.
+{
+	my $before = app($region{a}->leader, "SELECT encode(counter_crdt_digest_agg(page, views), 'hex') FROM page_views");
+	my $al = $region{a}->leader->{node};
+	my $bl = $region{b}->leader->{node};
+	readme_run_subst($al, 'app', 'ha/resubscribe-drop', {});
+	readme_run_subst($bl, 'app', 'ha/resubscribe-slot', {});
+	ok(PatroniRegion::wait_until(60, sub {
+		($bl->safe_psql('app', recipe('ha/slot-copies')) =~ /^page_views_a_from_b\|/m) ? 1 : 0;
+	}), 'replay: Patroni made the slot again');
+	readme_run_subst($al, 'app', 'ha/resubscribe-create', { 'host=b1,b2 port=5432,5432' => hosts_of($region{b}) });
+	ok($al->poll_query_until('app',
+			q{SELECT count(*) = 1 FROM pg_subscription_rel r JOIN pg_subscription s ON s.oid = r.srsubid
+			   WHERE s.subname = 'page_views_a_from_b' AND r.srsubstate = 'r'}),
+		'replay: the copy of region b\'s table is merged');
+	ok(PatroniRegion::wait_until(60, sub { digests_same() }), 'replay: every server has the same rows');
+	is(app($region{a}->leader, "SELECT encode(counter_crdt_digest_agg(page, views), 'hex') FROM page_views"),
+		$before, 'replay: and the same as before the copy: merging a state again changes nothing');
+}
+
 # Exact: per key, the acknowledged increments, less those lost, plus at most
 # those in doubt.
 my (%ack, %doubt);
@@ -459,7 +514,7 @@ for my $name (qw(a b))
 $ack{$_} += $acked{$_} for keys %acked;
 my $final = app($region{a}->leader, 'SELECT string_agg(page || \'=\' || views::bigint, \' \' ORDER BY page) FROM page_views');
 my %final = map { split /=/ } split ' ', $final;
-my %lost = ('async-lost' => 25);
+my %lost = ('async-lost' => 25, 'stream-broker' => 7);
 my ($bad, $total_ack, $total_doubt, $total_final) = (0, 0, 0, 0);
 for my $k (@load_keys, @own_keys)
 {
@@ -473,12 +528,14 @@ for my $k (@load_keys, @own_keys)
 	$bad++;
 	diag("$k: $f, expected $want_min to $want_max ($a acknowledged, $l lost, $d in doubt)");
 }
-is($bad, 0, 'every key holds its acknowledged increments (less the 25 lost), and no increment twice');
+is($bad, 0, 'every key holds its acknowledged increments (less the 25 and the 7 lost), and no increment twice');
+is("$final{'stream-db'} $final{'stream-broker'}", '14 7',
+	'the stream: exact when resumed from the database\'s offsets, batch 5 lost when from the broker\'s');
 is($final{'async-lost'}, '0', 'the 25 increments only the killed primary had are lost, all of them');
 is("$final{'async-survives'} $final{'async-repair'}", '21 10', 'the 30 that reached region b survive');
 is("$final{'trap-heal'} $final{'trap-repair'}", '2 1', 'the trap: the increments region b received count, healed');
 note sprintf('increments: %d acknowledged, %d in doubt, %d counted (%d lost in step 1)',
-	$total_ack, $total_doubt, $total_final, 25);
+	$total_ack, $total_doubt, $total_final, 25 + 7);
 
 # Writer ids: one per promotion, and the earlier timelines' are the report's
 # candidates for retirement.

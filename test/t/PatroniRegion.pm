@@ -415,6 +415,8 @@ sub stop_all
 		eval { $d->[1]->finish; };
 	}
 	@DAEMONS = ();
+	# a PostgreSQL whose Patroni had to be killed
+	stop_postmasters(@REGIONS);
 	return;
 }
 
