@@ -369,6 +369,8 @@ my %event;    # name => [time, old primary's port]
 	ok(wait_value($new, 'async-survives', 21), "$what: region b's next increment of the row brings the 20 to region a");
 	rejoin($old, $what);
 	ok(wait_value($old, 'async-lost', '0'), "$what: the old primary, rewound, no longer has the 25");
+	like(PostgreSQL::Test::Utils::slurp_file("$region{a}{dir}/patroni-$old->{name}/patroni.log"),
+		qr/running pg_rewind from/, "$what: Patroni rewound it (pg_rewind)");
 	slot_copies_ready($region{a}, $what);
 }
 
