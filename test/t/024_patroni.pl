@@ -31,7 +31,6 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use FindBin;
 use lib $FindBin::RealBin;
-use File::Temp ();
 use IPC::Run ();
 use Time::HiRes qw(time usleep);
 use ReadmeMesh qw(readme_run_subst readme_poll);
@@ -65,18 +64,9 @@ my %region = map {
 	$_ => PatroniRegion->new(name => $_, etcd => $etcd, members => 2, bindir => $bindir,
 		dcs => { postgresql => { parameters => { wal_level => 'logical' } } })
 } qw(a b);
-# the two regions' first members, then their replicas
-for my $r (values %region) { $r->start_member(($r->members)[0]); }
-for my $r (values %region) { $r->leader(60); }
-for my $r (values %region)
-{
-	my $m = ($r->members)[1];
-	$r->start_member($m);
-}
-for my $r (values %region)
-{
-	ok($r->wait_streaming(($r->members)[1]), "region $r->{name}: the replica streams");
-}
+my @streaming = PatroniRegion::start_regions(@region{qw(a b)});
+ok($streaming[0], 'region a: the replica streams');
+ok($streaming[1], 'region b: the replica streams');
 note sprintf('two regions of two servers up in %.1f s', time - $t0);
 
 sub app { my ($m, $sql) = @_; return $m->{node}->safe_psql('app', $sql); }
@@ -454,10 +444,12 @@ for my $name (qw(a b))
 
 sub all_members { return map { $_->members } @region{qw(a b)}; }
 
+my $digest_q = "SELECT encode(counter_crdt_digest_agg(page, views), 'hex') FROM page_views";
+
 sub digests_same
 {
 	my (@skip) = @_;
-	my $q = "SELECT encode(counter_crdt_digest_agg(page, views), 'hex') FROM page_views"
+	my $q = $digest_q
 	  . (@skip ? ' WHERE page NOT IN (' . join(',', map { "'$_'" } @skip) . ')' : '');
 	my %d = map { (PatroniRegion::try_psql($_, $q, 'app') // 'none' => 1) } all_members();
 	return keys(%d) == 1 && !$d{none};
@@ -484,7 +476,7 @@ ok(PatroniRegion::wait_until(60, sub { digests_same() }), 'every server of both 
 # A replay of every row: region a's subscription to b made again with a copy
 # (the page's blocks); nothing changes anywhere.
 {
-	my $before = app($region{a}->leader, "SELECT encode(counter_crdt_digest_agg(page, views), 'hex') FROM page_views");
+	my $before = app($region{a}->leader, $digest_q);
 	my $al = $region{a}->leader->{node};
 	my $bl = $region{b}->leader->{node};
 	readme_run_subst($al, 'app', 'ha/resubscribe-drop', {});
@@ -498,7 +490,7 @@ ok(PatroniRegion::wait_until(60, sub { digests_same() }), 'every server of both 
 			   WHERE s.subname = 'page_views_a_from_b' AND r.srsubstate = 'r'}),
 		'replay: the copy of region b\'s table is merged');
 	ok(PatroniRegion::wait_until(60, sub { digests_same() }), 'replay: every server has the same rows');
-	is(app($region{a}->leader, "SELECT encode(counter_crdt_digest_agg(page, views), 'hex') FROM page_views"),
+	is(app($region{a}->leader, $digest_q),
 		$before, 'replay: and the same as before the copy: merging a state again changes nothing');
 }
 

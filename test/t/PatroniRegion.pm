@@ -6,13 +6,12 @@
 #   my $etcd = PatroniRegion::etcd_start();
 #   my $a = PatroniRegion->new(name => 'a', etcd => $etcd, members => 2,
 #                              dcs => { ...more of bootstrap.dcs... });
-#   $a->start;                      # bootstraps member 1, then the replicas
+#   PatroniRegion::start_regions($a, $b);  # member 1 of each, then the replicas
 #   my $leader = $a->leader;        # a member (hash) once one is the primary
 #   $leader->{node}->safe_psql(...) # PostgreSQL::Test::Cluster of the member
 #   $a->kill_member($leader);       # SIGKILL Patroni, the postmaster and its
 #                                   # children: the machine dies
 #   $a->start_member($leader);      # Patroni again: it rewinds and follows
-#   $a->patch_config({ synchronous_mode => JSON::PP::true });
 #   $a->switchover;
 #
 # A member's PostgreSQL listens on 127.0.0.1 and on the Unix socket of its
@@ -23,7 +22,6 @@ package PatroniRegion;
 use strict;
 use warnings;
 
-use Config;
 use HTTP::Tiny;
 use IPC::Run ();
 use JSON::PP ();
@@ -291,20 +289,19 @@ sub wait_streaming
 	});
 }
 
-# Member 1 bootstraps the cluster; the others are made from it.
-sub start
+# Starts the regions side by side: each one's member 1 bootstraps it, then
+# the others are made from it.  Returns, per region, whether all its
+# replicas stream.
+sub start_regions
 {
-	my ($self) = @_;
-	my ($first, @rest) = $self->members;
-	$self->start_member($first);
-	$self->leader(60);
-	for my $m (@rest)
-	{
-		$self->start_member($m);
-		$self->wait_streaming($m)
-		  or die "region $self->{name}: $m->{name} does not stream (log: $m->{log})";
-	}
-	return;
+	my (@regions) = @_;
+	for my $r (@regions) { $r->start_member(($r->members)[0]); }
+	for my $r (@regions) { $r->leader(60); }
+	for my $r (@regions) { $r->start_member($_) for $r->replicas(($r->members)[0]); }
+	return map {
+		my $r = $_;
+		!grep { !$r->wait_streaming($_) } $r->replicas(($r->members)[0]);
+	} @regions;
 }
 
 # Waits until Patroni names a synchronous standby in the DCS (only such a
@@ -382,8 +379,6 @@ sub rest_send
 	die "$method $path: $r->{status} $r->{content}" unless $r->{success};
 	return $r->{content};
 }
-
-sub patch_config { my ($self, $body) = @_; return $self->rest_send('PATCH', '/config', $body); }
 
 sub switchover
 {
