@@ -326,7 +326,16 @@ _pgr_packages() {	# VER -> the package list, one line, sorted
 		# Patroni (4 in trixie and sid: 3 in Debian 12 knows no 17),
 		# etcd and pgBackRest
 		p+=(patroni python3-etcd etcd-server etcd-client pgbackrest)
+		# test/t/021_time_windows.pl: the suite's pg_partman (5 in trixie
+		# and sid) with pg_cron running its maintenance
+		p+=("postgresql-$v-partman" "postgresql-$v-cron")
 	fi
+	# The production parts that do not depend on the server's version, at
+	# the suite's own versions (19: sid's): PgBouncer (test/t/023), the
+	# exporters and Prometheus with promtool (test/t/022, 026), curl
+	p+=(pgbouncer prometheus-postgres-exporter prometheus-sql-exporter prometheus curl)
+	# test/t/023_pgbouncer.pl: pgjdbc and psycopg 3 through the pooler
+	p+=(libpostgresql-jdbc-java default-jdk-headless python3-psycopg)
 	p+=(uuid-dev libssl-dev make gcc libc6-dev perl libipc-run-perl)
 	# test/t/010_scylla_migration.pl reads ScyllaDB's files with Python
 	p+=(python3)
@@ -455,6 +464,9 @@ _pgr_configure() {
 		path-exclude=/usr/share/locale/*
 		path-include=/usr/share/locale/locale.alias
 	EOF
+	# ... but OpenJDK's postinst links its man page there and fails without
+	# the directory
+	mkdir -p "$r/usr/share/man/man1"
 }
 
 # For a version that only EXTRA_SUITE has (19: experimental), that suite
@@ -591,6 +603,8 @@ _pgr_install() {
 	_pgr_configure
 	_pgr_msg "installing into $DIR (log: $LOG)"
 	_pgr_in_logged apt-get update
+	# an install step stopped half-way (killed) left packages unconfigured
+	_pgr_in_logged dpkg --configure -a
 	# postgresql-common first: createcluster.conf (ucf-managed) must say
 	# create_main_cluster = false before postgresql-VER is configured.
 	_pgr_in_logged apt-get install -y postgresql-common
