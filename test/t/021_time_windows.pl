@@ -31,9 +31,17 @@
 #    partman.part_config runs as the function's owner), not a permission
 #    error for the schema partman.
 #
+#  - scheduling: pg_cron's configuration block in every server's
+#    postgresql.conf, the page's pg_cron job on all three (its command is the
+#    maintenance block without BEGIN and COMMIT), on a brought forward to run
+#    soon: cron.job_run_details says it succeeded, the partition it made has
+#    its truncate guard, health is empty; the crontab line's command (psql -f
+#    of the maintenance block) on b, the same; what pg_partman_bgw runs leaves
+#    hits alone (automatic_maintenance = 'off' on all three).
+#
 # pg_partman 5 (17, 18) runs the parent-partman5 block, 4 (15)
 # parent-partman4; names, bounds and premake are checked for each.  Skipped
-# only when pg_partman is not installed for this PostgreSQL.
+# only when pg_partman or pg_cron is not installed for this PostgreSQL.
 use strict;
 use warnings;
 
@@ -42,6 +50,7 @@ BEGIN { $PostgreSQL::Test::Utils::use_unix_sockets = 0; }
 use PostgreSQL::Test::Cluster;
 use Test::More;
 use Time::HiRes qw(time usleep);
+use IPC::Run ();
 use FindBin;
 use lib $FindBin::RealBin;
 use CounterCrdtSQL;
@@ -54,7 +63,7 @@ my $partman;
 	my $probe = PostgreSQL::Test::Cluster->new('probe');
 	my $share = $probe->config_data('--sharedir');
 	my ($pg) = $probe->config_data('--version') =~ /(\d+)/;
-	my @missing = grep { !-e "$share/extension/$_.control" } qw(pg_partman);
+	my @missing = grep { !-e "$share/extension/$_.control" } qw(pg_partman pg_cron);
 	plan skip_all => join(' and ', @missing) . (@missing > 1 ? ' are' : ' is')
 	  . " not installed for PostgreSQL $pg ($share/extension): "
 	  . ($pg >= 19
@@ -81,7 +90,11 @@ srand(21);
 	}
 }
 
-my %node = map { ($_ => readme_node($_)) } qw(a b c);
+# the servers' postgresql.conf has the page's pg_cron block from the start
+my %node = map {
+	($_ => readme_node($_,
+			before_start => sub { $_[0]->append_conf('postgresql.conf', recipe('time-windows/pg_cron.conf')) }))
+} qw(a b c);
 my @names = qw(a b c);
 foreach my $s (@names)
 {
@@ -259,8 +272,10 @@ foreach my $s (@names)
 	is(partitions($s), partition_names(-4, 4), "setup: $s has the partitions of H-4h to H+4h and the default");
 	check_partition_triggers($s, 'setup');
 	is(health($s), '', "setup: counter_crdt_health() on $s reports nothing");
-	is( $q->($s, q{SELECT template_table FROM partman.part_config WHERE parent_table = 'public.hits'}),
-		'partman.template_public_hits', "setup: on $s the template is partman.template_public_hits");
+	is( $q->($s, q{SELECT template_table || ' ' || automatic_maintenance FROM partman.part_config
+	                WHERE parent_table = 'public.hits'}),
+		'partman.template_public_hits off',
+		"setup: on $s the template is partman.template_public_hits, automatic_maintenance is off");
 	is( $q->($s, q{SELECT (SELECT count(*) FROM partman.template_public_hits) || '/'
 	                   || (SELECT count(*) FROM pg_publication_tables WHERE schemaname = 'partman')}),
 		'0/0', "setup: on $s the template table is empty and in no publication");
@@ -458,6 +473,68 @@ foreach my $s (@names)
 	}
 }
 is($q->('a', recipe('time-windows/rate', {})), '0', 'rate of a key without increments is 0');
+
+# 7. the maintenance scheduled: the page's pg_cron job on all three (the
+# recipe as written, every 10 minutes), on a brought forward to run soon
+# with premake 10; the crontab line's command on b; what pg_partman_bgw
+# runs (4: run_maintenance(), 5: run_maintenance_proc()) leaves hits alone
+{
+	readme_run($node{$_}, 'app', 'time-windows/pg_cron') foreach @names;
+	my $block = join("\n", grep { !/^(BEGIN|COMMIT);$/ && !/^--/ } split /\n/, recipe('time-windows/maintenance'));
+	is($q->('a', q{SELECT btrim(command, E'\n') FROM cron.job WHERE jobname = 'hits-maintenance'}),
+		$block, "the pg_cron job's command is the maintenance block without BEGIN and COMMIT");
+
+	my $a_before = partitions('a');
+	$q->($_, q{UPDATE partman.part_config SET premake = 10 WHERE parent_table = 'public.hits'}) foreach qw(a b);
+	$q->('a', $partman >= 5 ? 'CALL partman.run_maintenance_proc()' : 'SELECT partman.run_maintenance()');
+	is(partitions('a'), $a_before, "what pg_partman_bgw runs leaves hits alone (automatic_maintenance off)");
+
+	# pg_cron 1.4 takes cron's fields only: the next minute at the soonest
+	my $cron = $q->('a', q{SELECT extversion FROM pg_extension WHERE extname = 'pg_cron'});
+	my $soon = $cron =~ /^1\.[0-4]\b/ ? '* * * * *' : '2 seconds';
+	my $alter = q{SELECT cron.alter_job(jobid, schedule => '%s') FROM cron.job WHERE jobname = 'hits-maintenance'};
+	my $t0 = time();
+	$q->('a', sprintf($alter, $soon));
+
+	# b, meanwhile: the crontab line's command, the block in a file of the test
+	my $file = $node{b}->basedir . '/hits-maintenance.sql';
+	append_to_file($file, recipe('time-windows/maintenance'));
+	my ($line) = grep { /\S/ && !/^#/ } split /\n/,
+	  recipe('time-windows/crontab', { '/etc/postgresql/hits-maintenance.sql' => $file });
+	my $cmd = (split ' ', $line, 6)[5];
+	my %b_before = map { ($_ => 1) } split /,/, partitions('b');
+	my ($out, $err) = ('', '');
+	{
+		local $ENV{PGHOST} = $node{b}->host;
+		local $ENV{PGPORT} = $node{b}->port;
+		ok(IPC::Run::run([ 'sh', '-c', $cmd ], '<', \undef, '>', \$out, '2>', \$err, IPC::Run::timeout(60)),
+			"b: the crontab line's command runs: $cmd");
+	}
+	is("$out$err", '', "b: the crontab line's command prints nothing");
+	my @new = grep { !$b_before{$_} } split /,/, partitions('b');
+	is(scalar(@new), 2, "b: the crontab line's block made two partitions with premake 10: @new");
+	newest_is('b', $partman >= 5 ? 16 : 10, 'crontab line');
+	check_partition_triggers('b', 'crontab line');
+	is(health('b'), '', "crontab line: counter_crdt_health() on b reports nothing");
+
+	# a: the job's first run, as the page's check block shows it
+	my $runs = '';
+	while (time() < $t0 + 75)
+	{
+		$runs = $q->('a', recipe('time-windows/pg_cron-runs'));
+		last if $runs =~ /^(succeeded|failed)\|/;
+		usleep(250_000);
+	}
+	$q->('a', sprintf($alter, '*/10 * * * *'));
+	note(sprintf('the pg_cron job (pg_cron %s, schedule %s) ran %.1fs after it was brought forward', $cron, $soon, time() - $t0));
+	like($runs, qr/^succeeded\|SELECT 1\|/, 'a: cron.job_run_details shows the job succeeded');
+	my %a_before = map { ($_ => 1) } split /,/, $a_before;
+	@new = grep { !$a_before{$_} } split /,/, partitions('a');
+	is(scalar(@new), 1, "a: the pg_cron job made one partition with premake 10: @new");
+	newest_is('a', $partman >= 5 ? 16 : 10, 'pg_cron job');
+	check_partition_triggers('a', 'pg_cron job');
+	is(health('a'), '', "pg_cron job: counter_crdt_health() on a reports nothing");
+}
 
 # no error in the servers' logs but those the test caused: the held-back
 # rows stop the apply worker, and the one started next may find the
