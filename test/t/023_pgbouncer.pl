@@ -155,21 +155,6 @@ sub stop_bouncer
 	eval { $b->[0]->finish; 1 } or $b->[0]->kill_kill;
 }
 
-# 1.18 does not know max_prepared_statements: the page's ini with the line
-# of 1.21 and later does not start.
-SKIP:
-{
-	skip "PgBouncer $bversion knows max_prepared_statements", 2 unless $old_prepared;
-	my $d = "$dir/with_prepared";
-	mkdir $d or die "cannot make $d: $!";
-	append_to_file("$d/pgbouncer.ini", page_ini($d, PostgreSQL::Test::Cluster::get_free_port()) . $PREPARED_LINE);
-	my ($o, $e) = ('', '');
-	IPC::Run::run([ $PGBOUNCER, "$d/pgbouncer.ini" ], '>', \$o, '2>', \$e, IPC::Run::timeout(30));
-	isnt($? >> 8, 0, "PgBouncer $bversion with max_prepared_statements in its ini: does not start");
-	like($e, qr/ERROR unknown parameter: pgbouncer\/max_prepared_statements\n.*\n.*FATAL cannot load config file/,
-		'... unknown parameter, cannot load config file, as the page shows') or diag($e);
-}
-
 # The page's ini, with the line of 1.21 and later there; for the test only,
 # pool_admin may read PgBouncer's statistics.
 my $bport = PostgreSQL::Test::Cluster::get_free_port();
@@ -203,24 +188,28 @@ sub pooled_psql
 	return ($? >> 8, $out, $err);
 }
 
-# PgBouncer's SHOW STATS for the database app: column => value.
-sub bouncer_stats
+# The row of PgBouncer's SHOW $what (STATS, CONFIG) whose column $col is
+# $val: column => value.
+sub bouncer_show
 {
+	my ($what, $col, $val) = @_;
 	my ($out, $err) = ('', '');
 	IPC::Run::run([ 'psql', '-X', '-A', '-P', 'footer=off', '-d',
 			"host=127.0.0.1 port=$bport dbname=pgbouncer user=pool_admin password=admin-secret",
-			'-c', 'SHOW STATS' ], '>', \$out, '2>', \$err, IPC::Run::timeout(60));
+			'-c', "SHOW $what" ], '>', \$out, '2>', \$err, IPC::Run::timeout(60));
 	my ($head, @rows) = split /\n/, $out;
-	die "SHOW STATS: $err" unless defined $head;
+	die "SHOW $what: $err" unless defined $head;
 	my @cols = split /\|/, $head;
 	foreach my $row (@rows)
 	{
 		my %r;
-		@r{@cols} = split /\|/, $row;
-		return \%r if $r{database} eq 'app';
+		@r{@cols} = split /\|/, $row, -1;
+		return \%r if $r{$col} eq $val;
 	}
-	die "SHOW STATS has no row for app: $out";
+	die "SHOW $what has no row $col = $val: $out";
 }
+
+sub bouncer_stats { return bouncer_show('STATS', 'database', 'app') }
 
 {
 	my $up = 0;
@@ -233,6 +222,28 @@ sub bouncer_stats
 	ok($up, "PgBouncer $bversion answers on port $bport")
 	  or BAIL_OUT("PgBouncer did not start: $berr\n" . (-e "$dir/pgbouncer.log" ? slurp_file("$dir/pgbouncer.log") : ''));
 }
+# 1.18 does not know max_prepared_statements: the page's ini with the line
+# of 1.21 and later does not start.  1.21 and later have the page's line in
+# force, and 1.24 and later have it by default.
+if ($old_prepared)
+{
+	my $d = "$dir/with_prepared";
+	mkdir $d or die "cannot make $d: $!";
+	append_to_file("$d/pgbouncer.ini", page_ini($d, PostgreSQL::Test::Cluster::get_free_port()) . $PREPARED_LINE);
+	my ($o, $e) = ('', '');
+	IPC::Run::run([ $PGBOUNCER, "$d/pgbouncer.ini" ], '>', \$o, '2>', \$e, IPC::Run::timeout(30));
+	isnt($? >> 8, 0, "PgBouncer $bversion with max_prepared_statements in its ini: does not start");
+	like($e, qr/ERROR unknown parameter: pgbouncer\/max_prepared_statements\n.*\n.*FATAL cannot load config file/,
+		'... unknown parameter, cannot load config file, as the page shows') or diag($e);
+}
+else
+{
+	my $c = bouncer_show('CONFIG', 'key', 'max_prepared_statements');
+	is($c->{value}, ($PREPARED_LINE =~ /= (\d+)/)[0], "PgBouncer $bversion: max_prepared_statements as the page's line sets it");
+	my $default = ($bmajor == 1 && $bminor < 24) ? '0' : '200';
+	is($c->{default}, $default, "PgBouncer $bversion: its default is $default, as the page says");
+}
+
 my ($rc0, $who) = pooled_psql(q{SELECT current_user, current_setting('port'), rolsuper
 	FROM pg_roles WHERE rolname = current_user});
 is($who, 'app_user|' . $na->port . '|f', 'through the pooler: app_user on a, not a superuser');
@@ -459,7 +470,7 @@ sub all_ran
 
 SKIP:
 {
-	skip "no java or pgjdbc here ($JDBC; Debian: default-jdk-headless, libpostgresql-jdbc-java)", 16
+	skip "no java or pgjdbc here ($JDBC; Debian: default-jdk-headless, libpostgresql-jdbc-java)", $old_prepared ? 7 : 8
 	  unless $JAVA && -f $JDBC;
 	my $jversion = jdbc_version();
 	note("pgjdbc $jversion, $JAVA");
@@ -532,7 +543,7 @@ SKIP:
 my $PYTHON = '/usr/bin/python3';
 SKIP:
 {
-	skip "no psycopg 3 for $PYTHON here (Debian: python3-psycopg)", 6
+	skip "no psycopg 3 for $PYTHON here (Debian: python3-psycopg)", $old_prepared ? 4 : 3
 	  unless -x $PYTHON && system($PYTHON, '-c', 'import psycopg') == 0;
 	my %edit = ('port=6432' => "port=$bport");
 	if ($old_prepared)
@@ -850,7 +861,8 @@ SKIP:
 {
 	skip "PgBouncer $bversion does not carry named prepared statements", 4 if $old_prepared;
 	my $count0 = $na->safe_psql('app', 'SELECT count(*) FROM pool_log');
-	binds_at_least(8 * 200, 'pgbench -M prepared', sub {
+	# four named statements per transaction: BEGIN, two INSERTs, END
+	binds_at_least(4 * 1600, 'pgbench -M prepared', sub {
 		my ($rc, $out, $err) = pgbench(200, recipe => 'pooling/pgbench-prepared');
 		is($rc, 0, "the page's pgbench -M prepared through PgBouncer $bversion: exit code 0") or diag($err);
 		like($out, qr/number of transactions actually processed: 1600\/1600/,
