@@ -35,7 +35,8 @@
 #    ending with its transaction, SET counter_crdt.node_id making another
 #    client's increment count under it, a role's setting reaching new
 #    sessions only, a session advisory lock that its client cannot release;
-#    and, on 1.18 (before 1.23), a subscription through PgBouncer refused.
+#    a subscription through PgBouncer: 1.18 refuses the replication
+#    connection, 1.24 and 1.26 carry it to a, which refuses app_user.
 #
 # Two clients are interleaved by relying on PgBouncer's choice of server
 # connection: the one released last (server_round_robin = 0, its default).
@@ -883,16 +884,26 @@ SKIP:
 	%pooled = (%pooled, %p);
 }
 
-# A subscription whose connection goes through PgBouncer
-SKIP:
+# A subscription whose connection goes through PgBouncer: 1.18 refuses the
+# replication connection; 1.23 and later carry it to a, logging in as
+# app_user, which may not start a WAL sender there.
 {
-	skip "PgBouncer $bversion may carry replication connections", 2 unless $old_replication;
 	my ($rc, $out, $err) = $nb->psql('app',
 		"CREATE SUBSCRIPTION page_views_b_via_pool CONNECTION '$POOL' PUBLICATION page_views_pub WITH (copy_data = false)");
 	isnt($rc, 0, 'CREATE SUBSCRIPTION connecting through the pooler fails');
 	note("CREATE SUBSCRIPTION through the pooler: $err");
-	like($err, qr/ERROR:  could not connect to the publisher: .*unsupported startup parameter: replication/s,
-		'PgBouncer refuses the replication connection') or diag($err);
+	if ($old_replication)
+	{
+		like($err, qr/ERROR:  could not connect to the publisher: .*unsupported startup parameter: replication/s,
+			"PgBouncer $bversion refuses the replication connection") or diag($err);
+	}
+	else
+	{
+		like($err, qr/ERROR:  (?:subscription "page_views_b_via_pool" )?could not connect to the publisher: .*FATAL:  login failed/s,
+			"PgBouncer $bversion carries the replication connection, and reports a's refusal: login failed") or diag($err);
+		like(slurp_file($na->logfile), qr/FATAL:  permission denied to start WAL sender/,
+			'... a refused app_user, which may not start a WAL sender');
+	}
 }
 
 # ALTER ROLE ... SET counter_crdt.node_id: sessions that start after it
@@ -918,7 +929,7 @@ is(a_shards($_), join("\n", map { "$_|$through{$_}" } sort keys %through),
 	'end: a\'s shard of every page on ' . $_->name . ' = what went through the pooler')
   foreach ($na, $nb, $nc);
 $mesh->check_logs('end',
-	qr/relation "batch" (already exists|does not exist)|prepared statement "(?:[PS]|_pg3)_\d+"|deadlock detected|current transaction is aborted|unexpected EOF on client connection/);
+	qr/relation "batch" (already exists|does not exist)|prepared statement "(?:[PS]|_pg3)_\d+"|permission denied to start WAL sender|Only roles with the REPLICATION attribute|deadlock detected|current transaction is aborted|unexpected EOF on client connection/);
 
 $bouncer->signal('TERM');
 $bouncer->finish;
