@@ -129,8 +129,9 @@ sub page_ini
 }
 my $PREPARED_LINE = recipe('pooling/pgbouncer.ini-prepared');
 
-# A second PgBouncer, of the ini text $text (page_ini of $d), started in $d;
-# [its handle, its port]. stop_bouncer() stops it.
+# A second PgBouncer in directory $d, of the page's ini for $d as $edit
+# (a function of the text) changes it; [its handle, its port].
+# stop_bouncer() stops it.
 sub start_bouncer
 {
 	my ($d, $edit) = @_;
@@ -372,13 +373,13 @@ is(a_shards($_), $want_a, 'pgbench: a\'s shard of every page on ' . $_->name . '
 # there is no java or pgjdbc.
 my $JDBC = '/usr/share/java/postgresql.jar';
 my $JAVA = in_path('java');
-my $jdbc_n = 0;
+my $prog_n = 0;
 
 # Writes $text as $name in a directory of its own; its path.
 sub program
 {
 	my ($name, $text) = @_;
-	my $d = "$dir/prog" . $jdbc_n++;
+	my $d = "$dir/prog" . $prog_n++;
 	mkdir $d or die "cannot make $d: $!";
 	append_to_file("$d/$name", $text);
 	return "$d/$name";
@@ -448,8 +449,8 @@ sub binds_at_least
 	}
 }
 
-# $copies copies of the page's program (edited by $subst) each gained 125 on
-# every page: counted on a, through the pooler.
+# $copies copies of a page's program each gained 125 on every page: counted
+# on every server, and in a's shard (through the pooler).
 sub count_copies
 {
 	my ($copies) = @_;
