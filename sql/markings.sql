@@ -69,6 +69,7 @@ INSERT INTO reviewed VALUES
   ('counter_crdt_sortsupport(internal)', 'i', true, 's', 'its arguments only'),
   ('counter_crdt_strip(counter_crdt,uuid)', 'i', false, 's', 'its arguments only'),
   ('counter_crdt_sub(counter_crdt,bigint)', 's', false, 's', 'this server''s id (a setting) and its list of retired writers'),
+  ('counter_crdt_table_metrics()', 's', false, 'r', 'catalogs and tables'),
   ('counter_crdt_to_json(counter_crdt)', 'i', true, 's', 'its arguments only'),
   ('counter_crdt_to_jsonb(counter_crdt)', 'i', true, 's', 'its arguments only'),
   ('counter_crdt_value(counter_crdt)', 'i', true, 's', 'its arguments only'),

@@ -3,7 +3,9 @@
  *	  counter_crdt_metrics(): one row per counter column of the tables with
  *	  storage in this database, with figures a monitoring system graphs
  *	  (the view counter_crdt_stat shows them, doc/metrics.md says what each
- *	  means).
+ *	  means); counter_crdt_table_metrics() (1.9): the same figures per
+ *	  counter column of each table as its users name it, a partitioned
+ *	  table's partitions summed under it (counter_crdt_stat_tables).
  *
  * Whose rights.  The function reads tables its caller may not be able to
  * read, so it runs no code of anyone's: each table is read by a heap scan
@@ -12,7 +14,10 @@
  * policy or trigger looked up or called, and no value returned but counts.
  * A table is shown to members of pg_monitor, and to a role that may SELECT
  * it (or its counter column) when no row security applies to that role;
- * to any other role it has no row.
+ * to any other role it has no row.  A partitioned table's figures are
+ * shown by the same rule applied to the partitioned table (a role that may
+ * read it reads its partitions through it, and its policies are the ones
+ * that apply there).
  *
  * Standbys.  An UNLOGGED table has no data on a standby (its main fork is
  * made only at promotion): it has no row there, instead of failing the
@@ -30,6 +35,7 @@
 #include "writers/sweep.h"
 
 #include "access/heapam.h"
+#include "catalog/partition.h"
 #include "access/htup_details.h"
 #include "access/relation.h"
 #include "access/table.h"
@@ -42,6 +48,7 @@
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
+#include "utils/fmgrprotos.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/rls.h"
@@ -54,13 +61,15 @@
 #define CC_METRICS_BUCKETS 1024
 /* Ids of the previous value remembered to skip their hash lookups. */
 #define CC_METRICS_PREV 128
-/* The columns of counter_crdt_metrics(). */
+/* The columns of counter_crdt_metrics() and counter_crdt_table_metrics(). */
 #define CC_METRICS_COLS 12
+#define CC_TABLE_METRICS_COLS 15
 
 /* What the scan gathers for one counter column. */
 typedef struct CcColumnStat
 {
-	const CcColumn *col;
+	const CcColumn *col;		/* the column; of the partitioned table in a
+								 * group */
 	int64		counters;
 	int64		tombstones;
 	int64		shards;
@@ -291,13 +300,14 @@ done:
 }
 
 /*
- * The 99th percentile of the shard counts, by nearest rank: the count of
- * the ceil(0.99 N)-th counter in ascending order.
+ * The q-th quantile (q = num / den, 0 < q <= 1) of the shard counts, by
+ * nearest rank: the count of the ceil(q N)-th counter in ascending order.
+ * At least one counter.
  */
 static int64
-cc_metrics_p99(CcColumnStat *st)
+cc_metrics_quantile(CcColumnStat *st, int64 num, int64 den)
 {
-	int64		rank = (st->counters * 99 + 99) / 100;
+	int64		rank = (st->counters * num + den - 1) / den;
 	int64		seen = 0;
 
 	for (int n = 0; n < CC_METRICS_BUCKETS; n++)
@@ -310,9 +320,13 @@ cc_metrics_p99(CcColumnStat *st)
 	return st->big[rank - seen - 1];
 }
 
-/* Reads one table's counter columns cols[0..ncols) in one scan. */
+/*
+ * Reads one table's counter columns attnums[0..ncols) in one scan, into
+ * stats[0..ncols).
+ */
 static void
-cc_metrics_scan(Relation rel, CcColumnStat *stats, int ncols, MemoryContext rowcxt)
+cc_metrics_scan(Relation rel, CcColumnStat **stats, const AttrNumber *attnums,
+				int ncols, MemoryContext rowcxt)
 {
 	Snapshot	snap = RegisterSnapshot(GetActiveSnapshot());
 	TupleTableSlot *slot = table_slot_create(rel, NULL);
@@ -328,10 +342,10 @@ cc_metrics_scan(Relation rel, CcColumnStat *stats, int ncols, MemoryContext rowc
 		for (int k = 0; k < ncols; k++)
 		{
 			bool		isnull;
-			Datum		d = slot_getattr(slot, stats[k].col->attnum, &isnull);
+			Datum		d = slot_getattr(slot, attnums[k], &isnull);
 
 			if (!isnull)
-				cc_metrics_value(&stats[k], d);
+				cc_metrics_value(stats[k], d);
 		}
 		MemoryContextSwitchTo(old);
 		MemoryContextReset(rowcxt);
@@ -339,6 +353,45 @@ cc_metrics_scan(Relation rel, CcColumnStat *stats, int ncols, MemoryContext rowc
 	table_endscan(scan);
 	ExecDropSingleTupleTableSlot(slot);
 	UnregisterSnapshot(snap);
+}
+
+/* Opens rel for a scan, or NULL: dropped meanwhile, or no data here. */
+static Relation
+cc_metrics_open(Oid relid)
+{
+	Relation	rel = try_table_open(relid, AccessShareLock);
+
+	/* an unlogged table on a standby: no data here (health names it) */
+	if (rel != NULL && cc_no_data_here(rel->rd_rel->relpersistence))
+	{
+		table_close(rel, AccessShareLock);
+		rel = NULL;
+	}
+	return rel;
+}
+
+/* Makes st ready to count (its writers hash in the current context). */
+static void
+cc_metrics_stat_init(CcColumnStat *st, const CcColumn *col)
+{
+	HASHCTL		ctl;
+
+	st->col = col;
+	st->cxt = CurrentMemoryContext;
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = CC_ID_LEN;
+	ctl.entrysize = CC_ID_LEN;
+	ctl.hcxt = CurrentMemoryContext;
+	st->writers = hash_create("counter_crdt writers", 64, &ctl,
+							  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+}
+
+static void
+cc_metrics_stat_free(CcColumnStat *st)
+{
+	hash_destroy(st->writers);
+	if (st->big)
+		pfree(st->big);
 }
 
 static void
@@ -362,7 +415,7 @@ cc_metrics_emit(ReturnSetInfo *rsinfo, CcColumnStat *st, HTAB *conflicts)
 	values[4] = Int64GetDatum((int64) hash_get_num_entries(st->writers));
 	values[5] = Int64GetDatum(st->shards);
 	values[6] = Int64GetDatum(st->max_shards);
-	values[7] = Int64GetDatum(st->counters > 0 ? cc_metrics_p99(st) : 0);
+	values[7] = Int64GetDatum(st->counters > 0 ? cc_metrics_quantile(st, 99, 100) : 0);
 	values[8] = Int64GetDatum(st->with_folds);
 	values[9] = Int64GetDatum(st->pending);
 	values[10] = Int64GetDatum(c ? c->own_id : 0);
@@ -402,6 +455,8 @@ counter_crdt_metrics(PG_FUNCTION_ARGS)
 		int			n = 1;
 		int			nvisible;
 		CcColumnStat *stats;
+		CcColumnStat **ptrs;
+		AttrNumber *attnums;
 		Relation	rel;
 
 		/* the columns of one table lie together (sorted by table name) */
@@ -409,46 +464,260 @@ counter_crdt_metrics(PG_FUNCTION_ARGS)
 			n++;
 		CHECK_FOR_INTERRUPTS();
 		stats = palloc0(n * sizeof(CcColumnStat));
+		ptrs = palloc(n * sizeof(CcColumnStat *));
+		attnums = palloc(n * sizeof(AttrNumber));
 		nvisible = 0;
 		for (int k = 0; k < n; k++)
 		{
 			const CcColumn *col = list_nth(cols, i + k);
-			HASHCTL		ctl;
 
 			if (!cc_metrics_visible(col, monitor))
 				continue;
-			stats[nvisible].col = col;
-			stats[nvisible].cxt = CurrentMemoryContext;
-			memset(&ctl, 0, sizeof(ctl));
-			ctl.keysize = CC_ID_LEN;
-			ctl.entrysize = CC_ID_LEN;
-			ctl.hcxt = CurrentMemoryContext;
-			stats[nvisible].writers = hash_create("counter_crdt writers", 64, &ctl,
-												  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+			cc_metrics_stat_init(&stats[nvisible], col);
+			ptrs[nvisible] = &stats[nvisible];
+			attnums[nvisible] = col->attnum;
 			nvisible++;
 		}
 		i += n;
-		rel = nvisible > 0 ? try_table_open(first->relid, AccessShareLock) : NULL;
-		/* an unlogged table on a standby: no data here (health names it) */
-		if (rel != NULL && cc_no_data_here(rel->rd_rel->relpersistence))
-		{
-			table_close(rel, AccessShareLock);
-			rel = NULL;
-		}
+		rel = nvisible > 0 ? cc_metrics_open(first->relid) : NULL;
 		if (rel != NULL)		/* else none visible, dropped meanwhile, or no data */
 		{
-			cc_metrics_scan(rel, stats, nvisible, rowcxt);
+			cc_metrics_scan(rel, ptrs, attnums, nvisible, rowcxt);
 			table_close(rel, AccessShareLock);
 		}
 		for (int k = 0; k < nvisible; k++)
 		{
 			if (rel != NULL)
 				cc_metrics_emit(rsinfo, &stats[k], conflicts);
-			hash_destroy(stats[k].writers);
-			if (stats[k].big)
-				pfree(stats[k].big);
+			cc_metrics_stat_free(&stats[k]);
 		}
 		pfree(stats);
+		pfree(ptrs);
+		pfree(attnums);
+	}
+	MemoryContextDelete(rowcxt);
+	return (Datum) 0;
+}
+
+/*
+ * The figures of one counter column of a table as its users name it: a
+ * table that is not a partition, or the topmost partitioned table of a
+ * partition, with its partitions' counts summed.
+ */
+typedef struct CcTableStat
+{
+	CcColumn	col;			/* the named table's column */
+	char	   *nspname;
+	char	   *name;			/* the table's name, unqualified */
+	int64		partitions;		/* partitions scanned (0: not partitioned) */
+	int64		scanned;		/* tables scanned into it */
+	int64		own_id;
+	int64		near_limit;
+	CcColumnStat st;
+} CcTableStat;
+
+/* Key of a group: the named table and the column's name. */
+typedef struct CcTableKey
+{
+	Oid			root;
+	NameData	attname;
+} CcTableKey;
+
+typedef struct CcTableEntry
+{
+	CcTableKey	key;
+	CcTableStat *t;				/* NULL: the caller does not see it */
+} CcTableEntry;
+
+/* Orders groups by schema, table name, then column number. */
+static int
+cc_table_stat_cmp(const ListCell *a, const ListCell *b)
+{
+	const CcTableStat *x = lfirst(a),
+			   *y = lfirst(b);
+	int			c = strcmp(x->nspname, y->nspname);
+
+	if (c == 0)
+		c = strcmp(x->name, y->name);
+	if (c == 0)
+		c = (x->col.relid > y->col.relid) - (x->col.relid < y->col.relid);
+	if (c == 0)
+		c = (x->col.attnum > y->col.attnum) - (x->col.attnum < y->col.attnum);
+	return c;
+}
+
+/*
+ * The group of one counter column of a table with storage, made on first
+ * sight; NULL when the caller does not see the named table.
+ */
+static CcTableStat *
+cc_table_group(HTAB *groups, List **order, const CcColumn *col, bool monitor)
+{
+	CcTableKey	key;
+	CcTableEntry *e;
+	bool		found;
+
+	memset(&key, 0, sizeof(key));
+	key.root = col->relid;
+	if (get_rel_relispartition(col->relid))
+		key.root = llast_oid(get_partition_ancestors(col->relid));
+	namestrcpy(&key.attname, col->attname);
+	e = hash_search(groups, &key, HASH_ENTER, &found);
+	if (!found)
+	{
+		CcTableStat *t = palloc0(sizeof(CcTableStat));
+
+		e->t = NULL;
+		t->col.relid = key.root;
+		t->col.attname = pstrdup(col->attname);
+		t->col.attnum = key.root == col->relid ? col->attnum
+			: get_attnum(key.root, col->attname);
+		t->nspname = get_namespace_name(get_rel_namespace(key.root));
+		t->name = get_rel_name(key.root);
+		if (t->col.attnum == InvalidAttrNumber || t->nspname == NULL || t->name == NULL ||
+			!cc_metrics_visible(&t->col, monitor))
+		{
+			pfree(t);
+			return NULL;
+		}
+		cc_metrics_stat_init(&t->st, &t->col);
+		e->t = t;
+		*order = lappend(*order, t);
+	}
+	return e->t;
+}
+
+static void
+cc_table_emit(ReturnSetInfo *rsinfo, CcTableStat *t)
+{
+	Datum		values[CC_TABLE_METRICS_COLS];
+	bool		nulls[CC_TABLE_METRICS_COLS];
+	CcColumnStat *st = &t->st;
+
+	memset(nulls, 0, sizeof(nulls));
+	values[0] = DirectFunctionCall1(namein, CStringGetDatum(t->nspname));
+	values[1] = DirectFunctionCall1(namein, CStringGetDatum(t->name));
+	values[2] = DirectFunctionCall1(namein, CStringGetDatum(t->col.attname));
+	values[3] = Int64GetDatum(t->partitions);
+	values[4] = Int64GetDatum(st->counters);
+	values[5] = Int64GetDatum(st->tombstones);
+	values[6] = Int64GetDatum((int64) hash_get_num_entries(st->writers));
+	values[7] = Int64GetDatum(st->shards);
+	values[8] = Int64GetDatum(st->counters > 0 ? cc_metrics_quantile(st, 1, 2) : 0);
+	values[9] = Int64GetDatum(st->counters > 0 ? cc_metrics_quantile(st, 99, 100) : 0);
+	values[10] = Int64GetDatum(st->max_shards);
+	values[11] = Int64GetDatum(st->with_folds);
+	values[12] = Int64GetDatum(st->pending);
+	values[13] = Int64GetDatum(t->own_id);
+	values[14] = Int64GetDatum(t->near_limit);
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
+/*
+ * counter_crdt_table_metrics(): per counter column of each table as its
+ * users name it that the caller sees, in order of schema, table and
+ * column: schemaname, relname, column_name, partitions, counters,
+ * tombstones, writers, shards, shards_p50, shards_p99, shards_max,
+ * values_with_folds, pending_folds, own_id_conflicts, clocks_near_limit.
+ * A partitioned table stands for its partitions (writers are distinct over
+ * all of them, the quantiles are of all their counters); it has a row once
+ * one of its partitions with data here was read.
+ */
+PG_FUNCTION_INFO_V1(counter_crdt_table_metrics);
+Datum
+counter_crdt_table_metrics(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Oid			nspid = get_func_namespace(fcinfo->flinfo->fn_oid);
+	bool		monitor = has_privs_of_role(GetUserId(), ROLE_PG_MONITOR);
+	MemoryContext rowcxt;
+	HTAB	   *conflicts;
+	HTAB	   *groups;
+	HASHCTL		ctl;
+	List	   *cols;
+	List	   *order = NIL;
+	ListCell   *lc;
+	int			ncols;
+	int			i = 0;
+
+	InitMaterializedSRF(fcinfo, 0);
+	cols = cc_sweep_columns(InvalidOid, cc_counter_type(nspid));
+	conflicts = cc_metrics_conflicts();
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = sizeof(CcTableKey);
+	ctl.entrysize = sizeof(CcTableEntry);
+	ctl.hcxt = CurrentMemoryContext;
+	groups = hash_create("counter_crdt tables", 64, &ctl,
+						 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "counter_crdt metrics row",
+								   ALLOCSET_DEFAULT_SIZES);
+	ncols = list_length(cols);
+	while (i < ncols)
+	{
+		const CcColumn *first = list_nth(cols, i);
+		int			n = 1;
+		int			nvisible = 0;
+		CcColumnStat **ptrs;
+		CcTableStat **tables;
+		AttrNumber *attnums;
+		Relation	rel;
+
+		/* the columns of one table lie together (sorted by table name) */
+		while (i + n < ncols && ((const CcColumn *) list_nth(cols, i + n))->relid == first->relid)
+			n++;
+		CHECK_FOR_INTERRUPTS();
+		ptrs = palloc(n * sizeof(CcColumnStat *));
+		tables = palloc(n * sizeof(CcTableStat *));
+		attnums = palloc(n * sizeof(AttrNumber));
+		for (int k = 0; k < n; k++)
+		{
+			const CcColumn *col = list_nth(cols, i + k);
+			CcTableStat *t = cc_table_group(groups, &order, col, monitor);
+
+			if (t == NULL)
+				continue;
+			tables[nvisible] = t;
+			ptrs[nvisible] = &t->st;
+			attnums[nvisible] = col->attnum;
+			nvisible++;
+		}
+		i += n;
+		rel = nvisible > 0 ? cc_metrics_open(first->relid) : NULL;
+		if (rel != NULL)		/* else none visible, dropped meanwhile, or no data */
+		{
+			cc_metrics_scan(rel, ptrs, attnums, nvisible, rowcxt);
+			table_close(rel, AccessShareLock);
+			for (int k = 0; k < nvisible; k++)
+			{
+				CcConflictKey key;
+				CcConflictCount *c;
+
+				memset(&key, 0, sizeof(key));
+				key.relid = first->relid;
+				key.attnum = attnums[k];
+				c = hash_search(conflicts, &key, HASH_FIND, NULL);
+				if (c != NULL)
+				{
+					tables[k]->own_id += c->own_id;
+					tables[k]->near_limit += c->near_limit;
+				}
+				tables[k]->scanned++;
+				if (tables[k]->col.relid != first->relid)
+					tables[k]->partitions++;
+			}
+		}
+		pfree(ptrs);
+		pfree(tables);
+		pfree(attnums);
+	}
+	list_sort(order, cc_table_stat_cmp);
+	foreach(lc, order)
+	{
+		CcTableStat *t = lfirst(lc);
+
+		if (t->scanned > 0)
+			cc_table_emit(rsinfo, t);
+		cc_metrics_stat_free(&t->st);
 	}
 	MemoryContextDelete(rowcxt);
 	return (Datum) 0;

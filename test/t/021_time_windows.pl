@@ -31,7 +31,17 @@
 #    partman.part_config runs as the function's owner), not a permission
 #    error for the schema partman.
 #
-# Skipped only when pg_partman is not installed for this PostgreSQL.
+#  - scheduling: pg_cron's configuration block in every server's
+#    postgresql.conf, the page's pg_cron job on all three (its command is the
+#    maintenance block without BEGIN and COMMIT), on a brought forward to run
+#    soon: cron.job_run_details says it succeeded, the partition it made has
+#    its truncate guard, health is empty; the crontab line's command (psql -f
+#    of the maintenance block) on b, the same; what pg_partman_bgw runs leaves
+#    hits alone (automatic_maintenance = 'off' on all three).
+#
+# pg_partman 5 (17, 18) runs the parent-partman5 block, 4 (15)
+# parent-partman4; names, bounds and premake are checked for each.  Skipped
+# only when pg_partman or pg_cron is not installed for this PostgreSQL.
 use strict;
 use warnings;
 
@@ -40,19 +50,31 @@ BEGIN { $PostgreSQL::Test::Utils::use_unix_sockets = 0; }
 use PostgreSQL::Test::Cluster;
 use Test::More;
 use Time::HiRes qw(time usleep);
+use IPC::Run ();
 use FindBin;
 use lib $FindBin::RealBin;
 use CounterCrdtSQL;
 use ReadmeMesh;
 use ReadmeRecipe;
 
+# pg_partman's major version, from its control file
+my $partman;
 {
 	my $probe = PostgreSQL::Test::Cluster->new('probe');
 	my $share = $probe->config_data('--sharedir');
-	plan skip_all => "pg_partman is not installed for this PostgreSQL ($share/extension/pg_partman.control; "
-	  . "Debian: apt-get install postgresql-15-partman)"
-	  unless -e "$share/extension/pg_partman.control";
+	my ($pg) = $probe->config_data('--version') =~ /(\d+)/;
+	my @missing = grep { !-e "$share/extension/$_.control" } qw(pg_partman pg_cron);
+	plan skip_all => join(' and ', @missing) . (@missing > 1 ? ' are' : ' is')
+	  . " not installed for PostgreSQL $pg ($share/extension): "
+	  . ($pg >= 19
+		? "not packaged for $pg yet (Debian sid, experimental)"
+		: "Debian: apt-get install " . join(' ', map { "postgresql-$pg-" . s/^pg_//r } @missing))
+	  if @missing;
+	($partman) = slurp_file("$share/extension/pg_partman.control") =~ /default_version\s*=\s*'(\d+)\./;
+	die "no pg_partman version in $share/extension/pg_partman.control" unless $partman;
 }
+# pg_partman's partition names: the suffix of the hour they begin
+my $name_fmt = $partman >= 5 ? 'YYYYMMDD_HH24MISS' : 'YYYY_MM_DD_HH24MI';
 
 srand(21);
 
@@ -68,12 +90,17 @@ srand(21);
 	}
 }
 
-my %node = map { ($_ => readme_node($_)) } qw(a b c);
+# the servers' postgresql.conf has the page's pg_cron block from the start
+my %node = map {
+	($_ => readme_node($_,
+			before_start => sub { $_[0]->append_conf('postgresql.conf', recipe('time-windows/pg_cron.conf')) }))
+} qw(a b c);
 my @names = qw(a b c);
 foreach my $s (@names)
 {
 	readme_run($node{$s}, 'postgres', 'replication/setup');
 	readme_run($node{$s}, 'app', "replication/writer-id-$s");
+	readme_run($node{$s}, 'app', "time-windows/parent-partman$partman");
 	readme_run($node{$s}, 'app', 'time-windows/setup');
 	readme_run($node{$s}, 'app', 'time-windows/role');
 }
@@ -186,14 +213,25 @@ sub partitions
 	                   WHERE i.inhparent = 'hits'::regclass});
 }
 
+# pg_partman's name for the partition $h hours from H, as SQL
+sub name_sql { return "'hits_p' || to_char(to_timestamp($H) + ($_[0]) * interval '1 hour', '$name_fmt')"; }
+
 # pg_partman's names for the hourly partitions $from..$to hours from H
 sub partition_names
 {
 	my ($from, $to) = @_;
 	return $q->('a', qq{SELECT string_agg(x, ',' ORDER BY x) FROM (
-	    SELECT 'hits_p' || to_char(to_timestamp($H) + g * interval '1 hour', 'YYYY_MM_DD_HH24MI') AS x
-	      FROM generate_series($from, $to) g
+	    SELECT } . name_sql('g') . qq{ AS x FROM generate_series($from, $to) g
 	    UNION ALL SELECT 'hits_default') p});
+}
+
+# $s's newest partition is that of $h hours from H (names sort by hour)
+sub newest_is
+{
+	my ($s, $h, $label) = @_;
+	is( $q->($s, q{SELECT max(c.relname) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+	                WHERE i.inhparent = 'hits'::regclass AND c.relname <> 'hits_default'}),
+		$q->('a', 'SELECT ' . name_sql($h)), "$label: the newest partition of $s is that of H+${h}h");
 }
 
 # the partitions of $s are those of $from hours from H on, at least up to
@@ -206,7 +244,7 @@ sub check_partitions
 	my @got = split /,/, partitions($s);
 	my %got = map { ($_ => 1) } @got;
 	my @missing = grep { !$got{$_} } split /,/, $want;
-	my $first = $q->('a', qq{SELECT 'hits_p' || to_char(to_timestamp($H) + $from * interval '1 hour', 'YYYY_MM_DD_HH24MI')});
+	my $first = $q->('a', 'SELECT ' . name_sql($from));
 	my @older = grep { $_ ne 'hits_default' && $_ lt $first } @got;
 	is("@missing", '', "$label: $s has the partitions of H${from}h to H+${to}h and the default");
 	is("@older", '', "$label: $s has no partition older than H${from}h");
@@ -234,6 +272,13 @@ foreach my $s (@names)
 	is(partitions($s), partition_names(-4, 4), "setup: $s has the partitions of H-4h to H+4h and the default");
 	check_partition_triggers($s, 'setup');
 	is(health($s), '', "setup: counter_crdt_health() on $s reports nothing");
+	is( $q->($s, q{SELECT template_table || ' ' || automatic_maintenance FROM partman.part_config
+	                WHERE parent_table = 'public.hits'}),
+		'partman.template_public_hits off',
+		"setup: on $s the template is partman.template_public_hits, automatic_maintenance is off");
+	is( $q->($s, q{SELECT (SELECT count(*) FROM partman.template_public_hits) || '/'
+	                   || (SELECT count(*) FROM pg_publication_tables WHERE schemaname = 'partman')}),
+		'0/0', "setup: on $s the template table is empty and in no publication");
 }
 
 # 1. increments on all three into six buckets, two of them past the retention
@@ -249,6 +294,8 @@ foreach my $s (@names)
 {
 	readme_run($node{c}, 'app', 'time-windows/maintenance');
 	check_partitions('c', -2, 4, 'maintenance on c');
+	# pg_partman 5 counts premake from the newest partition with a row (keep4's, H+1h)
+	newest_is('c', $partman >= 5 ? 5 : 4, 'maintenance on c');
 	is($q->('c', "SELECT count(*) FROM hits WHERE minute < to_timestamp($H) - interval '2 hours'"),
 		'0', 'c has no rows of the dropped buckets');
 	check_partitions('a', -4, 4, 'no maintenance on a');
@@ -289,6 +336,7 @@ my @offsets = map { -s $node{$_}->logfile } qw(b c);
 	$q->('a', q{UPDATE partman.part_config SET premake = 6 WHERE parent_table = 'public.hits'});
 	readme_run($node{a}, 'app', 'time-windows/maintenance');
 	check_partitions('a', -2, 6, 'maintenance on a with premake 6');
+	newest_is('a', $partman >= 5 ? 7 : 6, 'maintenance on a with premake 6');
 	$q->('a', increment_sql('k1', $min{fut}));
 	$q->('a', increment_sql('k2', $min{keep3}));
 	$exp{"k1\@$min{fut}"}++;
@@ -326,6 +374,15 @@ my @offsets = map { -s $node{$_}->logfile } qw(b c);
 			note(sprintf('the maintenance block on %s (premake %d) took %.2fs while the clients incremented',
 					$s, $premake, time() - $t0));
 		}
+		# b and c count a's row of H+6h once they have its partition: with
+		# pg_partman 5 it moves their premake's start there, as on a
+		foreach my $s (qw(b c))
+		{
+			ok( $node{$s}->poll_query_until('app',
+					"SELECT count(*) = 1 FROM hits WHERE minute >= to_timestamp($H + 6 * 3600)"),
+				"premake $premake: $s has counted a's row of H+6h")
+			  if $premake == 6;
+		}
 	}
 	my $running = grep { $_->[0]->pumpable } @runs;
 	ok($running > 0, "the maintenance ran while increments ran ($running of 3 clients still running)");
@@ -335,11 +392,11 @@ my @offsets = map { -s $node{$_}->logfile } qw(b c);
 		wait_state($s, expected(qw(old1 old2)), 'increments during maintenance');
 		check_partitions($s, -2, 6, 'after maintenance everywhere');
 		is(partitions($s), partitions('a'), "$s has the same partitions as a") if $s ne 'a';
+		newest_is($s, $partman >= 5 ? 14 : 8, 'premake 8');
 		is($q->($s, "SELECT count(*) FROM hits WHERE minute < to_timestamp($H) - interval '2 hours'"),
 			'0', "$s has no rows of the dropped buckets");
 		is( $q->($s, qq{SELECT count(*) FROM pg_class
-		                 WHERE relname IN ('hits_p' || to_char(to_timestamp($H) - interval '4 hours', 'YYYY_MM_DD_HH24MI'),
-		                                   'hits_p' || to_char(to_timestamp($H) - interval '3 hours', 'YYYY_MM_DD_HH24MI'))}),
+		                 WHERE relname IN (} . name_sql(-4) . ', ' . name_sql(-3) . q{)}),
 			'0', "$s: the tables of the dropped buckets are gone, not only detached");
 		is($q->($s, 'SELECT count(*) FROM hits_default'), '0', "$s: nothing in the default partition");
 		check_partition_triggers($s, 'after maintenance');
@@ -357,6 +414,7 @@ my @offsets = map { -s $node{$_}->logfile } qw(b c);
 	            SELECT partman.run_maintenance('public.hits')});
 	my @new = grep { !$before{$_} } split /,/, partitions('a');
 	is(scalar(@new), 1, 'run_maintenance() with premake 9 makes one partition: ' . "@new");
+	newest_is('a', $partman >= 5 ? 15 : 9, 'premake 9');
 	is(health('a'),
 		join("\n", map {
 			"truncate_not_refused A TRUNCATE of partition $_ is not refused on this server: "
@@ -367,7 +425,7 @@ my @offsets = map { -s $node{$_}->logfile } qw(b c);
 	is(health('a'), '', 'the maintenance block gives it the guard');
 	check_partition_triggers('a', 'premake 9');
 
-	my $part = $q->('a', qq{SELECT 'hits_p' || to_char(to_timestamp($H), 'YYYY_MM_DD_HH24MI')});
+	my $part = $q->('a', 'SELECT ' . name_sql(0));
 	my ($rc, $out, $err) = $node{a}->psql('app', "TRUNCATE $part");
 	like($err, qr/ERROR:  cannot truncate table "\Q$part\E": its counters are merged across servers/,
 		"TRUNCATE of partition $part, made by pg_partman, is refused");
@@ -415,6 +473,68 @@ foreach my $s (@names)
 	}
 }
 is($q->('a', recipe('time-windows/rate', {})), '0', 'rate of a key without increments is 0');
+
+# 7. the maintenance scheduled: the page's pg_cron job on all three (the
+# recipe as written, every 10 minutes), on a brought forward to run soon
+# with premake 10; the crontab line's command on b; what pg_partman_bgw
+# runs (4: run_maintenance(), 5: run_maintenance_proc()) leaves hits alone
+{
+	readme_run($node{$_}, 'app', 'time-windows/pg_cron') foreach @names;
+	my $block = join("\n", grep { !/^(BEGIN|COMMIT);$/ && !/^--/ } split /\n/, recipe('time-windows/maintenance'));
+	is($q->('a', q{SELECT btrim(command, E'\n') FROM cron.job WHERE jobname = 'hits-maintenance'}),
+		$block, "the pg_cron job's command is the maintenance block without BEGIN and COMMIT");
+
+	my $a_before = partitions('a');
+	$q->($_, q{UPDATE partman.part_config SET premake = 10 WHERE parent_table = 'public.hits'}) foreach qw(a b);
+	$q->('a', $partman >= 5 ? 'CALL partman.run_maintenance_proc()' : 'SELECT partman.run_maintenance()');
+	is(partitions('a'), $a_before, "what pg_partman_bgw runs leaves hits alone (automatic_maintenance off)");
+
+	# pg_cron 1.4 takes cron's fields only: the next minute at the soonest
+	my $cron = $q->('a', q{SELECT extversion FROM pg_extension WHERE extname = 'pg_cron'});
+	my $soon = $cron =~ /^1\.[0-4]\b/ ? '* * * * *' : '2 seconds';
+	my $alter = q{SELECT cron.alter_job(jobid, schedule => '%s') FROM cron.job WHERE jobname = 'hits-maintenance'};
+	my $t0 = time();
+	$q->('a', sprintf($alter, $soon));
+
+	# b, meanwhile: the crontab line's command, the block in a file of the test
+	my $file = $node{b}->basedir . '/hits-maintenance.sql';
+	append_to_file($file, recipe('time-windows/maintenance'));
+	my ($line) = grep { /\S/ && !/^#/ } split /\n/,
+	  recipe('time-windows/crontab', { '/etc/postgresql/hits-maintenance.sql' => $file });
+	my $cmd = (split ' ', $line, 6)[5];
+	my %b_before = map { ($_ => 1) } split /,/, partitions('b');
+	my ($out, $err) = ('', '');
+	{
+		local $ENV{PGHOST} = $node{b}->host;
+		local $ENV{PGPORT} = $node{b}->port;
+		ok(IPC::Run::run([ 'sh', '-c', $cmd ], '<', \undef, '>', \$out, '2>', \$err, IPC::Run::timeout(60)),
+			"b: the crontab line's command runs: $cmd");
+	}
+	is("$out$err", '', "b: the crontab line's command prints nothing");
+	my @new = grep { !$b_before{$_} } split /,/, partitions('b');
+	is(scalar(@new), 2, "b: the crontab line's block made two partitions with premake 10: @new");
+	newest_is('b', $partman >= 5 ? 16 : 10, 'crontab line');
+	check_partition_triggers('b', 'crontab line');
+	is(health('b'), '', "crontab line: counter_crdt_health() on b reports nothing");
+
+	# a: the job's first run, as the page's check block shows it
+	my $runs = '';
+	while (time() < $t0 + 75)
+	{
+		$runs = $q->('a', recipe('time-windows/pg_cron-runs'));
+		last if $runs =~ /^(succeeded|failed)\|/;
+		usleep(250_000);
+	}
+	$q->('a', sprintf($alter, '*/10 * * * *'));
+	note(sprintf('the pg_cron job (pg_cron %s, schedule %s) ran %.1fs after it was brought forward', $cron, $soon, time() - $t0));
+	like($runs, qr/^succeeded\|SELECT 1\|/, 'a: cron.job_run_details shows the job succeeded');
+	my %a_before = map { ($_ => 1) } split /,/, $a_before;
+	@new = grep { !$a_before{$_} } split /,/, partitions('a');
+	is(scalar(@new), 1, "a: the pg_cron job made one partition with premake 10: @new");
+	newest_is('a', $partman >= 5 ? 16 : 10, 'pg_cron job');
+	check_partition_triggers('a', 'pg_cron job');
+	is(health('a'), '', "pg_cron job: counter_crdt_health() on a reports nothing");
+}
 
 # no error in the servers' logs but those the test caused: the held-back
 # rows stop the apply worker, and the one started next may find the

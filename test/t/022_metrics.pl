@@ -1,15 +1,20 @@
-# The metrics of doc/metrics.md, scraped by the real exporter: the recipes
+# The metrics of doc/metrics.md, scraped by the real exporters: the recipes
 # metrics/role, metrics/queries and metrics/exporter run as written (only
 # the host, ports, database and the queries file's path substituted), the
 # exporter started as the unprivileged monitoring role, its /metrics read
 # with curl over loopback, and the counter_crdt_* series found with exact
 # values:
 #
-#  - on a table of known counters;
+#  - on a table of known counters, and on a partitioned table in a schema
+#    of its own: one series set for the partitioned table (partitions
+#    summed, writers distinct over them), none per partition, the same set
+#    after a partition is made and another dropped;
 #  - after a writer is folded (fold records, nothing pending), a late shard
 #    of it applied (one pending fold), an own-id conflict and a clock near
 #    its limit recorded by the merge trigger, a row deleted (a tombstone)
 #    and new counters;
+#  - for a subscription: enabled and applying, an apply error counted,
+#    disabled;
 #  - on a hot standby of the server, scraped by a second exporter started
 #    by the same recipe: the series of the logged tables exactly as on the
 #    primary, none of an UNLOGGED table (a standby has no data of it; the
@@ -17,13 +22,19 @@
 #    the query), and a health gauge unlogged_table_skipped_on_standby
 #    saying so;
 #  - with pg_monitor revoked from the monitoring role: no series of the
-#    table (it may not read it), the health gauges still there.
+#    tables (it may not read them), the health gauges still there.
 #
-# And the queries file shipped in monitoring/ is that recipe block, the
+# Then prometheus-sql-exporter by the recipes metrics/sql-exporter-config
+# and metrics/sql-exporter, and a real Prometheus scraping both exporters,
+# the SQL exporter's series renamed by metrics/prometheus-scrape: the same
+# counter_crdt_* series with the same values from both.
+#
+# And the files shipped in monitoring/ are the recipe blocks, and the
 # example output of the page is what the exporter prints for README.md's
-# page_views (recipe first-session/numbers), and the collectors the recipe
-# turns off print nothing.  Skipped when prometheus-postgres-exporter or
-# curl is not installed.
+# page_views (recipe first-session/numbers).  Skipped when
+# prometheus-postgres-exporter or curl is not installed; the SQL exporter's
+# part when it or Prometheus is not.
+
 use strict;
 use warnings;
 
@@ -33,6 +44,7 @@ use PostgreSQL::Test::Cluster;
 use Test::More;
 use Time::HiRes qw(usleep);
 use POSIX ();
+use JSON::PP ();
 use FindBin;
 use lib $FindBin::RealBin;
 use ReadmeRecipe;
@@ -50,7 +62,7 @@ my $B = '00000000-0000-4000-8000-00000000000b';    # a writer to retire
 my $C = '00000000-0000-4000-8000-00000000000c';
 
 my $node = PostgreSQL::Test::Cluster->new('metrics');
-$node->init(allows_streaming => 1);
+$node->init(allows_streaming => 'logical');
 $node->append_conf('postgresql.conf', "counter_crdt.node_id = '$A'\n");
 $node->start;
 my $host = $node->host;
@@ -78,6 +90,16 @@ $node->safe_psql('app', qq{
 	CREATE UNLOGGED TABLE scratch (k int PRIMARY KEY, n counter_crdt);
 	INSERT INTO scratch VALUES (1, '{$C:1:3}'), (2, '{$A:1:1, $C:2:4}');
 	RESET ROLE;
+});
+
+# A partitioned table in a schema of its own, counted by hour: two
+# partitions, writers A and B in one, B and C in the other.
+$node->safe_psql('app', qq{
+	CREATE SCHEMA shop;
+	CREATE TABLE shop.events (h int, k int, c counter_crdt, PRIMARY KEY (h, k)) PARTITION BY RANGE (h);
+	CREATE TABLE shop.events_h1 PARTITION OF shop.events FOR VALUES FROM (1) TO (2);
+	CREATE TABLE shop.events_h2 PARTITION OF shop.events FOR VALUES FROM (2) TO (3);
+	INSERT INTO shop.events VALUES (1, 1, '{$A:1:1, $B:1:1}'), (1, 2, '{$A:1:1}'), (2, 1, '{$B:1:1, $C:1:1}');
 });
 
 # The queries file the tree ships is the recipe block the test runs
@@ -150,8 +172,9 @@ sub scrape
 	return \%m;
 }
 
-my $HITS = '{column_name="c",datname="app",table_name="hits"}';
-my $SCRATCH = '{column_name="n",datname="app",table_name="scratch"}';
+my $HITS = '{column_name="c",datname="app",relname="hits",schemaname="public"}';
+my $SCRATCH = '{column_name="n",datname="app",relname="scratch",schemaname="public"}';
+my $EVENTS = '{column_name="c",datname="app",relname="events",schemaname="shop"}';
 
 # Waits for the exporter at $web to answer with its health gauges (which
 # read no table), and returns that scrape.
@@ -172,43 +195,60 @@ my $m = first_scrape($web_port);
 ok(exists $m->{"counter_crdt_counters$HITS"}, 'the exporter serves counter_crdt_counters')
   or diag(slurp_file($log));
 
-# The page's example output, the server's address being this one's: each
-# line is one the exporter prints.
-foreach my $line (split /\n/, recipe('metrics/scrape', { '127.0.0.1:5432' => "$host:$port" }))
+# The page's example output: each line is one the exporter prints (0.11's
+# label server, which the page mentions, left out).
+my @printed = map { my $l = $_; $l =~ s/,server="[^"]*"//; $l } split /\n/, $last_text;
+foreach my $line (split /\n/, recipe('metrics/scrape'))
 {
-	ok((grep { $_ eq $line } split /\n/, $last_text), "the exporter prints: $line");
+	ok((grep { $_ eq $line } @printed), "the exporter prints: $line");
 }
-# The collectors the recipe turns off print nothing, nor do the default
-# metrics.
-my @families = sort keys %{ { map { /^(\w+)/ ? ($1 => 1) : () } grep { !/^#/ } split /\n/, $last_text } };
-note('metric families: ' . join(' ', @families));
-is_deeply([ grep { /^pg_/ && !/^pg_exporter_/ && $_ ne 'pg_up' } @families ], [],
-	'no pg_* series but the exporter\'s own (no pg_stat_bgwriter_*, pg_database_size_*, settings)');
+like($last_text, qr/^pg_up(\{[^}]*\})? 1$/m, 'pg_up is 1: the exporter reached the server');
 
+# One figure of a table's column: counter_crdt_NAME, or for shards_p50,
+# shards_p99 and shards_max the quantile of counter_crdt_shards_per_counter.
+my %QUANTILE = (shards_p50 => '0.5', shards_p99 => '0.99', shards_max => '1');
 sub col
 {
-	my ($m, $metric) = @_;
-	return $m->{"counter_crdt_$metric$HITS"};
+	my ($m, $metric, $labels) = @_;
+	$labels //= $HITS;
+	if (exists $QUANTILE{$metric})
+	{
+		(my $l = $labels) =~ s/,relname=/,quantile="$QUANTILE{$metric}",relname=/;
+		return $m->{"counter_crdt_shards_per_counter$l"};
+	}
+	return $m->{"counter_crdt_$metric$labels"};
 }
 
 sub health
 {
 	my ($m, $kind) = @_;
-	return $m->{ 'counter_crdt_health_problems{kind="' . $kind . '"}' };
+	return $m->{ 'counter_crdt_health_problems{datname="app",kind="' . $kind . '"}' };
 }
 
 sub check_column
 {
-	my ($m, $want, $what) = @_;
-	my %got = map { $_ => col($m, $_) } keys %$want;
+	my ($m, $want, $what, $labels) = @_;
+	my %got = map { $_ => col($m, $_, $labels) } keys %$want;
 	is_deeply(\%got, $want, $what);
+}
+
+# The relname labels of the series of one figure.
+sub relnames
+{
+	my ($m, $metric) = @_;
+	return join(' ', sort map { /relname="([^"]*)"/ ? $1 : () } grep { /^counter_crdt_${metric}\{/ } keys %$m);
 }
 
 check_column($m, {
 	counters => 3, tombstones => 0, writers => 3, shards => 7, shards_max => 3,
-	shards_p99 => 3, values_with_folds => 0, pending_folds => 0,
-	own_id_conflicts => 0, clocks_near_limit => 0 }, 'the figures of three known counters');
+	shards_p99 => 3, shards_p50 => 2, values_with_folds => 0, pending_folds => 0,
+	own_id_conflicts => 0, clocks_near_limit => 0, partitions => 0 }, 'the figures of three known counters');
+check_column($m, {
+	counters => 3, writers => 3, shards => 5, partitions => 2, shards_p50 => 2, shards_max => 2 },
+	'the partitioned table: its partitions summed, writers distinct over them', $EVENTS);
+is(relnames($m, 'counters'), 'events hits page_views scratch', 'one series per table as its users name it, none per partition');
 is(scalar(grep { /^counter_crdt_health_problems\{/ } keys %$m), 16, 'a health gauge for each of 16 kinds');
+is(scalar(grep { /^counter_crdt_subscription_/ } keys %$m), 0, 'no subscription yet: no subscription series');
 is(health($m, 'writer_id_conflict'), 0, 'no own-id conflict yet');
 is($m->{"counter_crdt_counters$SCRATCH"}, 2, 'the primary shows the unlogged table');
 is($m->{"counter_crdt_writers$SCRATCH"}, 2, 'with its two writers');
@@ -240,6 +280,62 @@ check_column($m, {
 is(health($m, 'writer_id_conflict'), 1, 'the own-id conflict is a health problem');
 is(health($m, 'writer_clock_near_limit'), 1, 'so is the clock near its limit');
 
+# A partition made and another dropped: the same series of the table, with
+# the new partition's counters.
+$node->safe_psql('app', qq{
+	CREATE TABLE shop.events_h3 PARTITION OF shop.events FOR VALUES FROM (3) TO (4);
+	INSERT INTO shop.events VALUES (3, 1, '{$C:1:4}');
+	DROP TABLE shop.events_h1;
+});
+$m = scrape();
+check_column($m, { counters => 2, writers => 2, shards => 3, partitions => 2 },
+	'after a partition made and one dropped: the same series, new figures', $EVENTS);
+is(relnames($m, 'counters'), 'events hits page_views scratch', 'and no series of a partition');
+
+# A subscription of app to a publication of another database of the same
+# server (its slot made beforehand, as a subscription to its own server
+# needs): enabled and applying; a row that is already there makes the
+# apply fail, counted; then disabled.
+$node->safe_psql('postgres', qq{
+	CREATE TABLE feed (k int PRIMARY KEY);
+	CREATE PUBLICATION feed_pub FOR TABLE feed;
+	SELECT pg_create_logical_replication_slot('feed_sub', 'pgoutput');
+});
+$node->safe_psql('app', qq{
+	CREATE TABLE feed (k int PRIMARY KEY);
+	CREATE SUBSCRIPTION feed_sub CONNECTION 'host=$host port=$port dbname=postgres'
+	  PUBLICATION feed_pub WITH (create_slot = false, slot_name = 'feed_sub', copy_data = false);
+});
+my $SUB = '{datname="app",subname="feed_sub"}';
+# Scrapes until $cond holds of the series (at most 60 s), returns the last.
+sub scrape_until
+{
+	my ($cond) = @_;
+	my $m;
+	for (1 .. 120)
+	{
+		$m = scrape();
+		return $m if $cond->($m);
+		usleep(500_000);
+	}
+	return $m;
+}
+$m = scrape_until(sub { ($_[0]{"counter_crdt_subscription_workers$SUB"} // 0) == 1 });
+is_deeply([ map { $m->{"counter_crdt_subscription_$_$SUB"} } qw(enabled workers apply_errors_total sync_errors_total) ],
+	[ 1, 1, 0, 0 ], 'the subscription: enabled, its apply worker running, no errors');
+$node->safe_psql('app', 'INSERT INTO feed VALUES (1)');
+$node->safe_psql('postgres', 'INSERT INTO feed VALUES (1)');
+$m = scrape_until(sub { ($_[0]{"counter_crdt_subscription_apply_errors_total$SUB"} // 0) >= 1 });
+cmp_ok($m->{"counter_crdt_subscription_apply_errors_total$SUB"}, '>=', 1, 'a failing apply is counted');
+like($last_text, qr/^# TYPE counter_crdt_subscription_apply_errors_total counter$/m, 'as a counter');
+$node->safe_psql('app', 'ALTER SUBSCRIPTION feed_sub DISABLE');
+$m = scrape_until(sub { ($_[0]{"counter_crdt_subscription_workers$SUB"} // 1) == 0 });
+is_deeply([ map { $m->{"counter_crdt_subscription_$_$SUB"} } qw(enabled workers) ], [ 0, 0 ],
+	'disabled: enabled 0, no apply worker');
+$node->safe_psql('app', 'DROP SUBSCRIPTION feed_sub');
+$m = scrape();
+is(scalar(grep { /^counter_crdt_subscription_/ } keys %$m), 0, 'dropped: its series are gone');
+
 # A hot standby of the server, and a second exporter by the same recipe
 # pointed at it.  It has the logged tables' rows, and no data of the
 # unlogged one: the series of the logged tables are the primary's, the
@@ -256,14 +352,15 @@ my $standby_log = "$dir/exporter_standby.log";
 start_exporter($standby->port, $standby_web, $standby_log);
 my $sm = first_scrape($standby_web);
 my %want = map { $_ => $primary_m->{$_} }
-  grep { !/^counter_crdt_health_/ && index($_, $SCRATCH) < 0 } keys %$primary_m;
+  grep { !/^counter_crdt_health_/ && !/relname="scratch"/ } keys %$primary_m;
 my %got = map { $_ => $sm->{$_} } grep { !/^counter_crdt_health_/ } keys %$sm;
 is_deeply(\%got, \%want, 'the standby\'s counter_crdt series are the primary\'s of the logged tables, exactly')
   or diag(slurp_file($standby_log));
 ok(scalar(keys %got) > 0, 'the standby has counter_crdt series of its tables');
 %want = map { $_ => $primary_m->{$_} } grep { /^counter_crdt_health_/ } keys %$primary_m;
-is($want{'counter_crdt_health_problems{kind="unlogged_table_skipped_on_standby"}'}, 0, 'the primary\'s gauge of skipped tables is 0');
-$want{'counter_crdt_health_problems{kind="unlogged_table_skipped_on_standby"}'} = 1;
+my $SKIPPED = 'counter_crdt_health_problems{datname="app",kind="unlogged_table_skipped_on_standby"}';
+is($want{$SKIPPED}, 0, 'the primary\'s gauge of skipped tables is 0');
+$want{$SKIPPED} = 1;
 %got = map { $_ => $sm->{$_} } grep { /^counter_crdt_health_/ } keys %$sm;
 is_deeply(\%got, \%want, 'its health gauges are the primary\'s, and one unlogged table skipped');
 is($standby->safe_psql('app', 'SELECT "check", object FROM counter_crdt_health() ORDER BY 1, 2'),
@@ -273,11 +370,11 @@ my ($stdout, $stderr);
 $standby->psql('app', "\\set VERBOSITY verbose\nSELECT string_agg(table_name::text, ' ' ORDER BY 1) FROM counter_crdt_stat",
 	stdout => \$stdout, stderr => \$stderr);
 is($stderr, '', 'counter_crdt_stat on the standby, read by a superuser, has no error');
-is($stdout, 'hits page_views', 'and rows of the logged tables only');
+is($stdout, 'hits page_views shop.events_h2 shop.events_h3', 'and rows of the logged tables only');
 # The writer report reads the logged tables there too, and says which it skips.
 $standby->psql('app', "SELECT string_agg(DISTINCT table_name::text, ' ' ORDER BY table_name::text) FROM counter_crdt_writer_report()",
 	stdout => \$stdout, stderr => \$stderr);
-is($stdout, 'hits page_views', 'counter_crdt_writer_report() on the standby reports the logged tables');
+is($stdout, 'hits page_views shop.events_h2 shop.events_h3', 'counter_crdt_writer_report() on the standby reports the logged tables');
 like($stderr, qr/WARNING:  skipping table .*scratch: it is unlogged, and this server is a standby/,
 	'and warns that it skips the unlogged one');
 $standby->psql('app', "SELECT count(*) FROM counter_crdt_writer_report('scratch')",
@@ -285,16 +382,99 @@ $standby->psql('app', "SELECT count(*) FROM counter_crdt_writer_report('scratch'
 like($stderr, qr/ERROR:  cannot sweep table .*scratch: it is unlogged, and this server is a standby/,
 	'named, the unlogged table is an error');
 
-# Without pg_monitor the monitoring role may not read the table: no series.
+# prometheus-sql-exporter with the page's configuration, and a real
+# Prometheus scraping it (renamed by the page's scrape configuration) and
+# the exporter above: the same counter_crdt_* series, the same values.
+my $sql_exporter = '/usr/bin/prometheus-sql-exporter';
+my $prometheus = '/usr/bin/prometheus';
+my $shipped_sql = "$FindBin::RealBin/../../monitoring/sql_exporter.yml";
+is((-e $shipped_sql ? slurp_file($shipped_sql) : ''), recipe('metrics/sql-exporter-config'),
+	'monitoring/sql_exporter.yml is the recipe block metrics/sql-exporter-config');
+SKIP:
+{
+	skip "prometheus-sql-exporter is not installed ($sql_exporter)", 3 unless -x $sql_exporter;
+	skip "prometheus is not installed ($prometheus)", 3 unless -x $prometheus;
+	my $sql_web = PostgreSQL::Test::Cluster::get_free_port();
+	my $prom_web = PostgreSQL::Test::Cluster::get_free_port();
+	# the schedule of one minute made one second, to compare without waiting
+	my $config = "$dir/sql_exporter.yml";
+	open(my $cf, '>', $config) or die "cannot write $config: $!";
+	print $cf recipe('metrics/sql-exporter-config', {
+		'127.0.0.1:5432' => "$host:$port", 'interval: 1m' => 'interval: 1s' });
+	close $cf;
+	my $cmd = recipe('metrics/sql-exporter', {
+		'monitoring/sql_exporter.yml' => $config, '127.0.0.1:9237' => "127.0.0.1:$sql_web" });
+	my $spid = fork() // die "fork: $!";
+	if ($spid == 0)
+	{
+		setpgrp(0, 0);
+		open(STDOUT, '>', "$dir/sql_exporter.log") or POSIX::_exit(1);
+		open(STDERR, '>&', \*STDOUT) or POSIX::_exit(1);
+		exec('bash', '-c', $cmd) or POSIX::_exit(1);
+	}
+	push @pids, $spid;
+	my $prom_yml = "$dir/prometheus.yml";
+	open(my $pf, '>', $prom_yml) or die "cannot write $prom_yml: $!";
+	print $pf "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n";
+	print $pf recipe('metrics/prometheus-scrape', { '127.0.0.1:9237' => "127.0.0.1:$sql_web" });
+	print $pf "  - job_name: postgres_exporter\n    static_configs:\n      - targets: ['127.0.0.1:$web_port']\n";
+	close $pf;
+	my $ppid = fork() // die "fork: $!";
+	if ($ppid == 0)
+	{
+		setpgrp(0, 0);
+		open(STDOUT, '>', "$dir/prometheus.log") or POSIX::_exit(1);
+		open(STDERR, '>&', \*STDOUT) or POSIX::_exit(1);
+		exec($prometheus, "--config.file=$prom_yml", "--storage.tsdb.path=$dir/tsdb",
+			"--web.listen-address=127.0.0.1:$prom_web") or POSIX::_exit(1);
+	}
+	push @pids, $ppid;
+
+	# Every counter_crdt_* series Prometheus has now, by job: "name{labels}"
+	# => value, without instance, job and 0.11's server.
+	my $series = sub {
+		my $out = `$curl -s --max-time 10 -G http://127.0.0.1:$prom_web/api/v1/query --data-urlencode 'query={__name__=~"counter_crdt_.+"}'`;
+		my %by;
+		my $res = eval { JSON::PP::decode_json($out)->{data}{result} } // [];
+		foreach my $r (@$res)
+		{
+			my %l = %{ $r->{metric} };
+			my $job = delete $l{job} // '';
+			my $name = delete $l{__name__};
+			delete @l{qw(instance server)};
+			$by{$job}{ $name . '{' . join(',', map { "$_=\"$l{$_}\"" } sort keys %l) . '}' } = $r->{value}[1];
+		}
+		return \%by;
+	};
+	my $by;
+	for (1 .. 90)
+	{
+		$by = $series->();
+		last if %{ $by->{counter_crdt} // {} } && %{ $by->{postgres_exporter} // {} }
+		  && join(',', map { "$_=$by->{counter_crdt}{$_}" } sort keys %{ $by->{counter_crdt} })
+		  eq join(',', map { "$_=$by->{postgres_exporter}{$_}" } sort keys %{ $by->{postgres_exporter} });
+		usleep(500_000);
+	}
+	ok(scalar(keys %{ $by->{postgres_exporter} // {} }) > 20, 'Prometheus has the series of prometheus-postgres-exporter')
+	  or diag(slurp_file("$dir/prometheus.log"));
+	is_deeply($by->{counter_crdt}, $by->{postgres_exporter},
+		'the SQL exporter\'s series, renamed by the page\'s scrape configuration, are the same with the same values')
+	  or diag(slurp_file("$dir/sql_exporter.log"));
+	ok(exists $by->{counter_crdt}{"counter_crdt_shards_per_counter" . '{column_name="c",datname="app",quantile="0.99",relname="events",schemaname="shop"}'},
+		'among them the quantiles of the partitioned table');
+}
+
+# Without pg_monitor the monitoring role may not read the tables: no series.
 $node->safe_psql('app', 'REVOKE pg_monitor FROM counter_crdt_monitor');
 $m = scrape();
 ok(!defined col($m, 'counters'), 'no series of the table without pg_monitor');
+ok(!defined col($m, 'counters', $EVENTS), 'nor of the partitioned table');
 is(health($m, 'writer_id_conflict'), 1, 'the health gauges stay');
 
 foreach my $p (@pids)
 {
 	kill 'TERM', -$p;
-	is(waitpid($p, 0), $p, "exporter $p stopped");
+	is(waitpid($p, 0), $p, "process $p stopped");
 }
 @pids = ();
 $standby->stop;
