@@ -21,7 +21,8 @@
 #    truncate guard, the monitoring role without pg_monitor, the exporter
 #    stopped (and not CounterCrdtMetricsGone);
 #  - every rule Prometheus loaded has severity page or ticket, a summary, a
-#    description and a runbook naming a heading of doc/alerting.md;
+#    description and a runbook naming a heading of doc/alerting.md, and the
+#    page's table of alerts gives each its severity and for: as loaded;
 #  - every expr of the Grafana dashboard monitoring/grafana/counter_crdt.json
 #    has a non-empty result on the live Prometheus.
 #
@@ -71,25 +72,25 @@ foreach my $cmd (split /\n/, recipe('alerting/check', { 'monitoring/' => "$mon/"
 }
 
 # (b) The mesh: a and b, a subscription each.
-my $a = readme_node('a');
-my $b = readme_node('b');
-readme_run($_, 'postgres', 'replication/setup') foreach ($a, $b);
-readme_run($a, 'app', 'replication/writer-id-a');
-readme_run($b, 'app', 'replication/writer-id-b');
+my $node_a = readme_node('a');
+my $node_b = readme_node('b');
+readme_run($_, 'postgres', 'replication/setup') foreach ($node_a, $node_b);
+readme_run($node_a, 'app', 'replication/writer-id-a');
+readme_run($node_b, 'app', 'replication/writer-id-b');
 my $A = '7f0cab51-fb72-3e98-bdb4-0404a982865d';    # a's writer id (the recipe's)
 sub addr { my ($n) = @_; return 'host=' . $n->host . ' port=' . $n->port; }
-readme_run_subst($a, 'app', 'replication/join-subscribe-a',
-	{ 'host=d port=5432' => addr($b), 'page_views_a_from_d' => 'page_views_a_from_b' });
-readme_run_subst($b, 'app', 'replication/join-subscribe-b',
-	{ 'host=d port=5432' => addr($a), 'page_views_b_from_d' => 'page_views_b_from_a' });
-ok(readme_wait_subscriptions($a, ['page_views_a_from_b']), 'a subscribes to b, with a running worker');
-ok(readme_wait_subscriptions($b, ['page_views_b_from_a']), 'b subscribes to a, with a running worker');
-readme_run($_, 'app', 'replication/increment') foreach ($a, $b);
-ok($a->poll_query_until('app', "SELECT views = 2 FROM page_views WHERE page = '/home'"),
+readme_run_subst($node_a, 'app', 'replication/join-subscribe-a',
+	{ 'host=d port=5432' => addr($node_b), 'page_views_a_from_d' => 'page_views_a_from_b' });
+readme_run_subst($node_b, 'app', 'replication/join-subscribe-b',
+	{ 'host=d port=5432' => addr($node_a), 'page_views_b_from_d' => 'page_views_b_from_a' });
+ok(readme_wait_subscriptions($node_a, ['page_views_a_from_b']), 'a subscribes to b, with a running worker');
+ok(readme_wait_subscriptions($node_b, ['page_views_b_from_a']), 'b subscribes to a, with a running worker');
+readme_run($_, 'app', 'replication/increment') foreach ($node_a, $node_b);
+ok($node_a->poll_query_until('app', "SELECT views = 2 FROM page_views WHERE page = '/home'"),
 	'both increments reached a');
 
 # A partitioned table of counters on a, set up and published.
-$a->safe_psql('app', q{
+$node_a->safe_psql('app', q{
 	CREATE TABLE hits (key text, day date, n counter_crdt, PRIMARY KEY (key, day)) PARTITION BY RANGE (day);
 	CREATE TABLE hits_2026_01 PARTITION OF hits FOR VALUES FROM ('2026-01-01') TO ('2026-02-01');
 	SELECT counter_crdt_enable_replica_merge('hits');
@@ -97,10 +98,10 @@ $a->safe_psql('app', q{
 	  WITH (publish = 'insert, update, delete', publish_via_partition_root = true);
 	INSERT INTO hits VALUES ('k', '2026-01-05', NULL::counter_crdt + 1);
 });
-is($a->safe_psql('app', 'SELECT count(*) FROM counter_crdt_health()'), '0', 'a is healthy');
+is($node_a->safe_psql('app', 'SELECT count(*) FROM counter_crdt_health()'), '0', 'a is healthy');
 
 # The exporter by the recipes of doc/metrics.md, with the shipped queries file.
-$a->safe_psql('app', recipe('metrics/role'));
+$node_a->safe_psql('app', recipe('metrics/role'));
 my $dir = PostgreSQL::Test::Utils::tempdir();
 my @pids;
 sub start_bg
@@ -138,7 +139,7 @@ END
 
 my $exp_port = PostgreSQL::Test::Cluster::get_free_port();
 my $exp_cmd = recipe('metrics/exporter', {
-	'127.0.0.1:5432' => $a->host . ':' . $a->port,
+	'127.0.0.1:5432' => $node_a->host . ':' . $node_a->port,
 	'monitoring/postgres_exporter_queries.yaml' => "$mon/postgres_exporter_queries.yaml",
 	'127.0.0.1:9187' => "127.0.0.1:$exp_port" });
 my $exp_log = "$dir/exporter.log";
@@ -250,9 +251,9 @@ my $page = slurp_file("$FindBin::RealBin/../../doc/alerting.md");
 my %anchor;
 foreach my $h ($page =~ /^#+ (.+)$/mg)
 {
-	(my $a = lc $h) =~ s/[^a-z0-9 _-]//g;
-	$a =~ s/ /-/g;
-	$anchor{$a} = 1;
+	(my $id = lc $h) =~ s/[^a-z0-9 _-]//g;
+	$id =~ s/ /-/g;
+	$anchor{$id} = 1;
 }
 my @bad;
 my $nalerts = 0;
@@ -271,6 +272,19 @@ foreach my $g (grep { !/_short$/ } sort keys %$rules_now)
 		push @bad, "$n: runbook '$rb'" unless $rb =~ /^doc\/alerting\.md#(.+)$/ && $anchor{$1};
 	}
 }
+# The page's table of alerts says each one's severity and for: as loaded.
+my %table;
+while ($page =~ /^\| \[(CounterCrdt\w+)\]\(#[a-z]+\) \| (\w+) \| (\w+) \|/mg)
+{
+	my ($n, $sev, $for) = ($1, $2, $3);
+	my %unit = (m => 60, h => 3600, d => 86400);
+	$table{$n} = "$sev " . ($for eq 'none' ? 0 : $for =~ /^(\d+)([mhd])$/ ? $1 * $unit{$2} : $for);
+}
+my %loaded = map {
+	my $g = $_;
+	map { ($_ => "$rules_now->{$g}{$_}{labels}{severity} $rules_now->{$g}{$_}{duration}") } keys %{ $rules_now->{$g} }
+} grep { !/_short$/ } keys %$rules_now;
+is_deeply(\%table, \%loaded, 'the table of doc/alerting.md gives each alert its severity and for: as loaded');
 my $in_file = () = $rules =~ /^\s+- alert: /mg;
 is($nalerts, $in_file, "Prometheus loaded the $in_file alerts of the shipped file");
 is_deeply(\@bad, [], 'each has severity page or ticket, a summary, a description and a runbook section of doc/alerting.md');
@@ -322,13 +336,13 @@ sub silent
 
 # 1. An own-id conflict, as the merge trigger records one (022): a row with
 #    a newer shard of a's own id applied in a replica session.
-$a->safe_psql('app', qq{
+$node_a->safe_psql('app', qq{
 	SET session_replication_role = replica;
 	UPDATE page_views SET views = '{$A:1000:50}' WHERE page = '/home';
 });
 my %pv = (datname => 'app', relname => 'page_views', column_name => 'views');
 see_alert('an own-id conflict', 'CounterCrdtOwnIdConflict', \%pv,
-	sub { $a->safe_psql('app', recipe('alerting/clear-own-id-conflicts')) },
+	sub { $node_a->safe_psql('app', recipe('alerting/clear-own-id-conflicts')) },
 	sub {
 		ok(wait_until(10, sub { my $q = query('counter_crdt_health_problems{kind="writer_id_conflict"} == 1'); $q && @$q }),
 			'the health gauge writer_id_conflict is 1');
@@ -338,25 +352,25 @@ see_alert('an own-id conflict', 'CounterCrdtOwnIdConflict', \%pv,
 
 # 2. A subscription disabled.
 my %sub = (datname => 'app', subname => 'page_views_a_from_b');
-$a->safe_psql('app', 'ALTER SUBSCRIPTION page_views_a_from_b DISABLE');
+$node_a->safe_psql('app', 'ALTER SUBSCRIPTION page_views_a_from_b DISABLE');
 see_alert('a subscription disabled', 'CounterCrdtSubscriptionDisabled', \%sub,
-	sub { $a->safe_psql('app', 'ALTER SUBSCRIPTION page_views_a_from_b ENABLE') });
+	sub { $node_a->safe_psql('app', 'ALTER SUBSCRIPTION page_views_a_from_b ENABLE') });
 
 # 3. A partition attached by hand: no truncate guard.
-$a->safe_psql('app', q{
+$node_a->safe_psql('app', q{
 	CREATE TABLE hits_2026_02 (LIKE hits);
 	ALTER TABLE hits ATTACH PARTITION hits_2026_02 FOR VALUES FROM ('2026-02-01') TO ('2026-03-01');
 });
-is($a->safe_psql('app', 'SELECT string_agg("check", \' \') FROM counter_crdt_health()'), 'truncate_not_refused',
+is($node_a->safe_psql('app', 'SELECT string_agg("check", \' \') FROM counter_crdt_health()'), 'truncate_not_refused',
 	'counter_crdt_health() reports the partition without its truncate guard');
 see_alert('a partition without its truncate guard', 'CounterCrdtTruncateNotRefused',
 	{ datname => 'app', kind => 'truncate_not_refused' },
-	sub { $a->safe_psql('app', "SELECT counter_crdt_enable_replica_merge('hits')") });
+	sub { $node_a->safe_psql('app', "SELECT counter_crdt_enable_replica_merge('hits')") });
 
 # 4. The monitoring role without pg_monitor: health gauges, no column figures.
-$a->safe_psql('app', 'REVOKE pg_monitor FROM counter_crdt_monitor');
+$node_a->safe_psql('app', 'REVOKE pg_monitor FROM counter_crdt_monitor');
 see_alert('the monitoring role without pg_monitor', 'CounterCrdtColumnMetricsMissing', { datname => 'app' },
-	sub { $a->safe_psql('app', 'GRANT pg_monitor TO counter_crdt_monitor') });
+	sub { $node_a->safe_psql('app', 'GRANT pg_monitor TO counter_crdt_monitor') });
 
 # 5. The exporter stopped, then started again.
 stop_bg($exporter);
@@ -374,6 +388,6 @@ ok(wait_until(30, sub { @active = active(); !@active }), 'no alert is active aft
 
 stop_bg($_) foreach (my @p = @pids);
 note(sprintf('026 took %.1f s', time - $started));
-$a->stop;
-$b->stop;
+$node_a->stop;
+$node_b->stop;
 done_testing();
