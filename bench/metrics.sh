@@ -17,8 +17,11 @@
 #   count       SELECT count(*) FROM mt                   (the baseline)
 #   count_c     SELECT count(c) FROM mt                   (reads the column)
 #   stat        SELECT * FROM counter_crdt_stat           (one row: mt's)
+#   tables      SELECT * FROM counter_crdt_stat_tables    (1.9; one row: mt's)
+#   scrape      both queries of the 1.9 queries file's table figures:
+#               counter_crdt_stat_tables, then counter_crdt_stat_shards
 #
-# and stat's ratio to count_c.
+# and their ratios to count_c.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BENCH_TAG=metrics
@@ -66,6 +69,10 @@ for W in $WRITERS; do
 	count=$(median_of "SELECT count(*) FROM mt")
 	count_c=$(median_of "SELECT count(c) FROM mt")
 	stat=$(median_of "SELECT * FROM counter_crdt_stat")
+	tables=$(median_of "SELECT * FROM counter_crdt_stat_tables")
+	shards=$(median_of "SELECT * FROM counter_crdt_stat_shards")
+	scrape=$(calc "$tables + $shards")
 	size=$(psql_ -c "SELECT pg_size_pretty(pg_table_size('mt'))")
 	say "W=$W ($size): count(*) $count ms, count(c) $count_c ms, counter_crdt_stat $stat ms ($(calc "$stat / $count_c") x count(c), $(calc "$stat * 1000 / $ROWS") us per counter)"
+	say "W=$W: counter_crdt_stat_tables $tables ms ($(calc "$tables / $count_c") x count(c)), a scrape of the 1.9 queries file's table figures $scrape ms ($(calc "$scrape / $count_c") x count(c))"
 done

@@ -394,132 +394,27 @@ cc_metrics_stat_free(CcColumnStat *st)
 		pfree(st->big);
 }
 
-static void
-cc_metrics_emit(ReturnSetInfo *rsinfo, CcColumnStat *st, HTAB *conflicts)
-{
-	Datum		values[CC_METRICS_COLS];
-	bool		nulls[CC_METRICS_COLS];
-	CcConflictKey key;
-	CcConflictCount *c;
-
-	memset(nulls, 0, sizeof(nulls));
-	memset(&key, 0, sizeof(key));
-	key.relid = st->col->relid;
-	key.attnum = st->col->attnum;
-	c = hash_search(conflicts, &key, HASH_FIND, NULL);
-
-	values[0] = ObjectIdGetDatum(st->col->relid);
-	values[1] = DirectFunctionCall1(namein, CStringGetDatum(st->col->attname));
-	values[2] = Int64GetDatum(st->counters);
-	values[3] = Int64GetDatum(st->tombstones);
-	values[4] = Int64GetDatum((int64) hash_get_num_entries(st->writers));
-	values[5] = Int64GetDatum(st->shards);
-	values[6] = Int64GetDatum(st->max_shards);
-	values[7] = Int64GetDatum(st->counters > 0 ? cc_metrics_quantile(st, 99, 100) : 0);
-	values[8] = Int64GetDatum(st->with_folds);
-	values[9] = Int64GetDatum(st->pending);
-	values[10] = Int64GetDatum(c ? c->own_id : 0);
-	values[11] = Int64GetDatum(c ? c->near_limit : 0);
-	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-}
-
 /*
- * counter_crdt_metrics(): per counter column of a table with storage that
- * the caller sees (the header says which), in order of table name and
- * column: table_name, column_name, counters, tombstones, writers, shards,
- * shards_max, shards_p99, values_with_folds, pending_folds,
- * own_id_conflicts, clocks_near_limit.
- */
-PG_FUNCTION_INFO_V1(counter_crdt_metrics);
-Datum
-counter_crdt_metrics(PG_FUNCTION_ARGS)
-{
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	Oid			nspid = get_func_namespace(fcinfo->flinfo->fn_oid);
-	bool		monitor = has_privs_of_role(GetUserId(), ROLE_PG_MONITOR);
-	MemoryContext rowcxt;
-	HTAB	   *conflicts;
-	List	   *cols;
-	int			ncols;
-	int			i = 0;
-
-	InitMaterializedSRF(fcinfo, 0);
-	cols = cc_sweep_columns(InvalidOid, cc_counter_type(nspid));
-	conflicts = cc_metrics_conflicts();
-	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "counter_crdt metrics row",
-								   ALLOCSET_DEFAULT_SIZES);
-	ncols = list_length(cols);
-	while (i < ncols)
-	{
-		const CcColumn *first = list_nth(cols, i);
-		int			n = 1;
-		int			nvisible;
-		CcColumnStat *stats;
-		CcColumnStat **ptrs;
-		AttrNumber *attnums;
-		Relation	rel;
-
-		/* the columns of one table lie together (sorted by table name) */
-		while (i + n < ncols && ((const CcColumn *) list_nth(cols, i + n))->relid == first->relid)
-			n++;
-		CHECK_FOR_INTERRUPTS();
-		stats = palloc0(n * sizeof(CcColumnStat));
-		ptrs = palloc(n * sizeof(CcColumnStat *));
-		attnums = palloc(n * sizeof(AttrNumber));
-		nvisible = 0;
-		for (int k = 0; k < n; k++)
-		{
-			const CcColumn *col = list_nth(cols, i + k);
-
-			if (!cc_metrics_visible(col, monitor))
-				continue;
-			cc_metrics_stat_init(&stats[nvisible], col);
-			ptrs[nvisible] = &stats[nvisible];
-			attnums[nvisible] = col->attnum;
-			nvisible++;
-		}
-		i += n;
-		rel = nvisible > 0 ? cc_metrics_open(first->relid) : NULL;
-		if (rel != NULL)		/* else none visible, dropped meanwhile, or no data */
-		{
-			cc_metrics_scan(rel, ptrs, attnums, nvisible, rowcxt);
-			table_close(rel, AccessShareLock);
-		}
-		for (int k = 0; k < nvisible; k++)
-		{
-			if (rel != NULL)
-				cc_metrics_emit(rsinfo, &stats[k], conflicts);
-			cc_metrics_stat_free(&stats[k]);
-		}
-		pfree(stats);
-		pfree(ptrs);
-		pfree(attnums);
-	}
-	MemoryContextDelete(rowcxt);
-	return (Datum) 0;
-}
-
-/*
- * The figures of one counter column of a table as its users name it: a
- * table that is not a partition, or the topmost partitioned table of a
- * partition, with its partitions' counts summed.
+ * The figures of one counter column: of a table with storage, or of a
+ * table as its users name it (a table that is not a partition, or the
+ * topmost partitioned table of partitions, their counts summed under it).
  */
 typedef struct CcTableStat
 {
-	CcColumn	col;			/* the named table's column */
+	CcColumn	col;			/* the column of the table it is of */
 	char	   *nspname;
 	char	   *name;			/* the table's name, unqualified */
-	int64		partitions;		/* partitions scanned (0: not partitioned) */
-	int64		scanned;		/* tables scanned into it */
+	int64		partitions;		/* partitions read into it */
+	int64		scanned;		/* tables read into it */
 	int64		own_id;
 	int64		near_limit;
 	CcColumnStat st;
 } CcTableStat;
 
-/* Key of a group: the named table and the column's name. */
+/* Key of a group: the table and the column's name. */
 typedef struct CcTableKey
 {
-	Oid			root;
+	Oid			relid;
 	NameData	attname;
 } CcTableKey;
 
@@ -547,20 +442,22 @@ cc_table_stat_cmp(const ListCell *a, const ListCell *b)
 }
 
 /*
- * The group of one counter column of a table with storage, made on first
- * sight; NULL when the caller does not see the named table.
+ * The group of one counter column of a table with storage (its topmost
+ * partitioned table's where named), made on first sight and appended to
+ * *order; NULL when the caller does not see that table.
  */
 static CcTableStat *
-cc_table_group(HTAB *groups, List **order, const CcColumn *col, bool monitor)
+cc_table_group(HTAB *groups, List **order, const CcColumn *col, bool named,
+			   bool monitor)
 {
 	CcTableKey	key;
 	CcTableEntry *e;
 	bool		found;
 
 	memset(&key, 0, sizeof(key));
-	key.root = col->relid;
-	if (get_rel_relispartition(col->relid))
-		key.root = llast_oid(get_partition_ancestors(col->relid));
+	key.relid = col->relid;
+	if (named && get_rel_relispartition(col->relid))
+		key.relid = llast_oid(get_partition_ancestors(col->relid));
 	namestrcpy(&key.attname, col->attname);
 	e = hash_search(groups, &key, HASH_ENTER, &found);
 	if (!found)
@@ -568,12 +465,14 @@ cc_table_group(HTAB *groups, List **order, const CcColumn *col, bool monitor)
 		CcTableStat *t = palloc0(sizeof(CcTableStat));
 
 		e->t = NULL;
-		t->col.relid = key.root;
-		t->col.attname = pstrdup(col->attname);
-		t->col.attnum = key.root == col->relid ? col->attnum
-			: get_attnum(key.root, col->attname);
-		t->nspname = get_namespace_name(get_rel_namespace(key.root));
-		t->name = get_rel_name(key.root);
+		t->col = *col;
+		if (key.relid != col->relid)
+		{
+			t->col.relid = key.relid;
+			t->col.attnum = get_attnum(key.relid, col->attname);
+		}
+		t->nspname = get_namespace_name(get_rel_namespace(key.relid));
+		t->name = get_rel_name(key.relid);
 		if (t->col.attnum == InvalidAttrNumber || t->nspname == NULL || t->name == NULL ||
 			!cc_metrics_visible(&t->col, monitor))
 		{
@@ -587,62 +486,41 @@ cc_table_group(HTAB *groups, List **order, const CcColumn *col, bool monitor)
 	return e->t;
 }
 
-static void
-cc_table_emit(ReturnSetInfo *rsinfo, CcTableStat *t)
-{
-	Datum		values[CC_TABLE_METRICS_COLS];
-	bool		nulls[CC_TABLE_METRICS_COLS];
-	CcColumnStat *st = &t->st;
+/* Puts the row of one group that was read. */
+typedef void (*CcMetricsEmit) (ReturnSetInfo *rsinfo, CcTableStat *t);
 
-	memset(nulls, 0, sizeof(nulls));
-	values[0] = DirectFunctionCall1(namein, CStringGetDatum(t->nspname));
-	values[1] = DirectFunctionCall1(namein, CStringGetDatum(t->name));
-	values[2] = DirectFunctionCall1(namein, CStringGetDatum(t->col.attname));
-	values[3] = Int64GetDatum(t->partitions);
-	values[4] = Int64GetDatum(st->counters);
-	values[5] = Int64GetDatum(st->tombstones);
-	values[6] = Int64GetDatum((int64) hash_get_num_entries(st->writers));
-	values[7] = Int64GetDatum(st->shards);
-	values[8] = Int64GetDatum(st->counters > 0 ? cc_metrics_quantile(st, 1, 2) : 0);
-	values[9] = Int64GetDatum(st->counters > 0 ? cc_metrics_quantile(st, 99, 100) : 0);
-	values[10] = Int64GetDatum(st->max_shards);
-	values[11] = Int64GetDatum(st->with_folds);
-	values[12] = Int64GetDatum(st->pending);
-	values[13] = Int64GetDatum(t->own_id);
-	values[14] = Int64GetDatum(t->near_limit);
-	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+/* Emits t if it was read, then frees it (its group's entry is not used again). */
+static void
+cc_metrics_finish(ReturnSetInfo *rsinfo, CcTableStat *t, CcMetricsEmit emit)
+{
+	if (t->scanned > 0)
+		emit(rsinfo, t);
+	cc_metrics_stat_free(&t->st);
+	pfree(t);
 }
 
 /*
- * counter_crdt_table_metrics(): per counter column of each table as its
- * users name it that the caller sees, in order of schema, table and
- * column: schemaname, relname, column_name, partitions, counters,
- * tombstones, writers, shards, shards_p50, shards_p99, shards_max,
- * values_with_folds, pending_folds, own_id_conflicts, clocks_near_limit.
- * A partitioned table stands for its partitions (writers are distinct over
- * all of them, the quantiles are of all their counters); it has a row once
- * one of its partitions with data here was read.
+ * Reads every counter column of the tables with storage that the caller
+ * sees, each table in one scan, into groups: one per column of a table with
+ * storage, or of a table as its users name it (named).  Emits the groups
+ * that were read: table by table in the order of cc_sweep_columns() (each
+ * freed once emitted, so that memory does not grow with the tables), or,
+ * where named, at the end by schema, name and column.
  */
-PG_FUNCTION_INFO_V1(counter_crdt_table_metrics);
-Datum
-counter_crdt_table_metrics(PG_FUNCTION_ARGS)
+static void
+cc_metrics_collect(ReturnSetInfo *rsinfo, Oid nspid, bool named, CcMetricsEmit emit)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	Oid			nspid = get_func_namespace(fcinfo->flinfo->fn_oid);
 	bool		monitor = has_privs_of_role(GetUserId(), ROLE_PG_MONITOR);
+	List	   *cols = cc_sweep_columns(InvalidOid, cc_counter_type(nspid));
+	HTAB	   *conflicts = cc_metrics_conflicts();
 	MemoryContext rowcxt;
-	HTAB	   *conflicts;
 	HTAB	   *groups;
 	HASHCTL		ctl;
-	List	   *cols;
 	List	   *order = NIL;
 	ListCell   *lc;
-	int			ncols;
+	int			ncols = list_length(cols);
 	int			i = 0;
 
-	InitMaterializedSRF(fcinfo, 0);
-	cols = cc_sweep_columns(InvalidOid, cc_counter_type(nspid));
-	conflicts = cc_metrics_conflicts();
 	memset(&ctl, 0, sizeof(ctl));
 	ctl.keysize = sizeof(CcTableKey);
 	ctl.entrysize = sizeof(CcTableEntry);
@@ -651,7 +529,6 @@ counter_crdt_table_metrics(PG_FUNCTION_ARGS)
 						 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "counter_crdt metrics row",
 								   ALLOCSET_DEFAULT_SIZES);
-	ncols = list_length(cols);
 	while (i < ncols)
 	{
 		const CcColumn *first = list_nth(cols, i);
@@ -672,7 +549,7 @@ counter_crdt_table_metrics(PG_FUNCTION_ARGS)
 		for (int k = 0; k < n; k++)
 		{
 			const CcColumn *col = list_nth(cols, i + k);
-			CcTableStat *t = cc_table_group(groups, &order, col, monitor);
+			CcTableStat *t = cc_table_group(groups, &order, col, named, monitor);
 
 			if (t == NULL)
 				continue;
@@ -706,19 +583,106 @@ counter_crdt_table_metrics(PG_FUNCTION_ARGS)
 					tables[k]->partitions++;
 			}
 		}
+		/* a table's own groups are complete: no other table adds to them */
+		if (!named)
+		{
+			for (int k = 0; k < nvisible; k++)
+				cc_metrics_finish(rsinfo, tables[k], emit);
+			list_free(order);
+			order = NIL;
+		}
 		pfree(ptrs);
 		pfree(tables);
 		pfree(attnums);
 	}
+	MemoryContextDelete(rowcxt);
 	list_sort(order, cc_table_stat_cmp);
 	foreach(lc, order)
-	{
-		CcTableStat *t = lfirst(lc);
+		cc_metrics_finish(rsinfo, lfirst(lc), emit);
+}
 
-		if (t->scanned > 0)
-			cc_table_emit(rsinfo, t);
-		cc_metrics_stat_free(&t->st);
-	}
-	MemoryContextDelete(rowcxt);
+/*
+ * counter_crdt_metrics(): per counter column of a table with storage that
+ * the caller sees (the header says which), in order of table name and
+ * column: table_name, column_name, counters, tombstones, writers, shards,
+ * shards_max, shards_p99, values_with_folds, pending_folds,
+ * own_id_conflicts, clocks_near_limit.
+ */
+static void
+cc_metrics_emit(ReturnSetInfo *rsinfo, CcTableStat *t)
+{
+	CcColumnStat *st = &t->st;
+	Datum		values[CC_METRICS_COLS];
+	bool		nulls[CC_METRICS_COLS];
+
+	memset(nulls, 0, sizeof(nulls));
+	values[0] = ObjectIdGetDatum(t->col.relid);
+	values[1] = DirectFunctionCall1(namein, CStringGetDatum(t->col.attname));
+	values[2] = Int64GetDatum(st->counters);
+	values[3] = Int64GetDatum(st->tombstones);
+	values[4] = Int64GetDatum((int64) hash_get_num_entries(st->writers));
+	values[5] = Int64GetDatum(st->shards);
+	values[6] = Int64GetDatum(st->max_shards);
+	values[7] = Int64GetDatum(st->counters > 0 ? cc_metrics_quantile(st, 99, 100) : 0);
+	values[8] = Int64GetDatum(st->with_folds);
+	values[9] = Int64GetDatum(st->pending);
+	values[10] = Int64GetDatum(t->own_id);
+	values[11] = Int64GetDatum(t->near_limit);
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
+PG_FUNCTION_INFO_V1(counter_crdt_metrics);
+Datum
+counter_crdt_metrics(PG_FUNCTION_ARGS)
+{
+	InitMaterializedSRF(fcinfo, 0);
+	cc_metrics_collect((ReturnSetInfo *) fcinfo->resultinfo,
+					   get_func_namespace(fcinfo->flinfo->fn_oid), false, cc_metrics_emit);
+	return (Datum) 0;
+}
+
+/*
+ * counter_crdt_table_metrics(): per counter column of each table as its
+ * users name it that the caller sees, in order of schema, table and
+ * column: schemaname, relname, column_name, partitions, counters,
+ * tombstones, writers, shards, shards_p50, shards_p99, shards_max,
+ * values_with_folds, pending_folds, own_id_conflicts, clocks_near_limit.
+ * A partitioned table stands for its partitions (writers are distinct over
+ * all of them, the quantiles are of all their counters); it has a row once
+ * one of its partitions with data here was read.
+ */
+static void
+cc_table_metrics_emit(ReturnSetInfo *rsinfo, CcTableStat *t)
+{
+	CcColumnStat *st = &t->st;
+	Datum		values[CC_TABLE_METRICS_COLS];
+	bool		nulls[CC_TABLE_METRICS_COLS];
+
+	memset(nulls, 0, sizeof(nulls));
+	values[0] = DirectFunctionCall1(namein, CStringGetDatum(t->nspname));
+	values[1] = DirectFunctionCall1(namein, CStringGetDatum(t->name));
+	values[2] = DirectFunctionCall1(namein, CStringGetDatum(t->col.attname));
+	values[3] = Int64GetDatum(t->partitions);
+	values[4] = Int64GetDatum(st->counters);
+	values[5] = Int64GetDatum(st->tombstones);
+	values[6] = Int64GetDatum((int64) hash_get_num_entries(st->writers));
+	values[7] = Int64GetDatum(st->shards);
+	values[8] = Int64GetDatum(st->counters > 0 ? cc_metrics_quantile(st, 1, 2) : 0);
+	values[9] = Int64GetDatum(st->counters > 0 ? cc_metrics_quantile(st, 99, 100) : 0);
+	values[10] = Int64GetDatum(st->max_shards);
+	values[11] = Int64GetDatum(st->with_folds);
+	values[12] = Int64GetDatum(st->pending);
+	values[13] = Int64GetDatum(t->own_id);
+	values[14] = Int64GetDatum(t->near_limit);
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
+PG_FUNCTION_INFO_V1(counter_crdt_table_metrics);
+Datum
+counter_crdt_table_metrics(PG_FUNCTION_ARGS)
+{
+	InitMaterializedSRF(fcinfo, 0);
+	cc_metrics_collect((ReturnSetInfo *) fcinfo->resultinfo,
+					   get_func_namespace(fcinfo->flinfo->fn_oid), true, cc_table_metrics_emit);
 	return (Datum) 0;
 }

@@ -1,8 +1,9 @@
 # The connection pooling recipe of doc/pooling.md, run as written: the real
 # PgBouncer in transaction pooling mode in front of server a of the
 # three-server mesh of doc/replication.md (test/t/ReadmeMesh.pm), configured
-# by the page's blocks (only ports and paths substituted), the application
-# logging in as app_user with SCRAM through PgBouncer's userlist.
+# by the page's blocks (only ports and paths substituted; on 1.21 and later
+# with the page's max_prepared_statements line, which 1.18 must refuse), the
+# application logging in as app_user with SCRAM through PgBouncer's userlist.
 #
 #  - increments through the pooler: the page's block, step 4 of the
 #    replication recipe, and the page's pgbench script run by eight clients
@@ -10,28 +11,37 @@
 #    ends with the exact totals, and a's shard of every page holds exactly
 #    what went through the pooler (each pgbench transaction also logs its
 #    page and delta in a table of a's alone);
-#  - the pgjdbc program of the page (only its port substituted), four
-#    copies at once through the pooler: every page gains exactly 125 per
-#    copy; without the ini's ignore_startup_parameters line (a second
-#    PgBouncer) pgjdbc is refused, unsupported startup parameter
-#    extra_float_digits; without prepareThreshold=0 (on a table of a's
-#    alone) copies at once stop on their named prepared statements;
+#  - the page's pgjdbc and psycopg 3 programs (only the port substituted),
+#    copies at once: every page gains exactly 125 per copy.  pgjdbc with
+#    prepareThreshold=0 everywhere; without it, and psycopg with
+#    prepare=True, through 1.21 and later they run their named statements
+#    through PgBouncer (its bind count says so, 1.24 and later) and count,
+#    through 1.18 (on tables of a's alone) copies at once stop on them, and
+#    psycopg with prepare_threshold=None counts.  Without the ini's
+#    ignore_startup_parameters line (a second PgBouncer) pgjdbc before
+#    42.7.6 is refused, unsupported startup parameter extra_float_digits,
+#    later ones run and count;
+#  - pgbench -M prepared: the page's command through 1.21 and later counts
+#    every transaction once; through 1.18, and through a second PgBouncer
+#    with max_prepared_statements = 0 on later ones, it fails;
 #  - exactly-once increments through the pooler (doc/beyond-scylladb.md's
 #    batch as written, its table made in every batch's transaction as the
 #    page says), two consumers at once, then replays: one batch sent again
 #    changes nothing, and replays over other boundaries count every event
 #    once;
-#  - the failures the page warns about, as PgBouncer 1.18 shows them: the
-#    session table of the exactly-once recipe missing or found already, a
-#    session setting not kept and seen by another client, SET LOCAL ending
-#    with its transaction, SET counter_crdt.node_id making another client's
-#    increment count under it, a role's setting reaching new sessions only,
-#    a session advisory lock that its client cannot release, pgbench -M
-#    prepared failing, and a subscription through PgBouncer refused.
+#  - the failures of session state the page warns about, on every version:
+#    the session table of the exactly-once recipe missing or found already,
+#    a session setting not kept and seen by another client, SET LOCAL
+#    ending with its transaction, SET counter_crdt.node_id making another
+#    client's increment count under it, a role's setting reaching new
+#    sessions only, a session advisory lock that its client cannot release;
+#    a subscription through PgBouncer: 1.18 refuses the replication
+#    connection, 1.24 and 1.26 carry it to a, which refuses app_user.
 #
 # Two clients are interleaved by relying on PgBouncer's choice of server
 # connection: the one released last (server_round_robin = 0, its default).
-# Skipped when PgBouncer or pgbench is not installed.
+# Skipped when PgBouncer or pgbench is not installed; the pgjdbc part where
+# java or pgjdbc is not, the psycopg part where psycopg 3 is not.
 use strict;
 use warnings;
 
@@ -104,16 +114,55 @@ $na->safe_psql('app', "CREATE ROLE pool_admin WITH LOGIN SUPERUSER PASSWORD 'adm
 append_to_file($userlist,
 	readme_run_subst($na, 'app', 'pooling/userlist', { "'app_user'" => "'pool_admin'" }) . "\n");
 
+# The page's ini for a PgBouncer of directory $d on port $port.
+sub page_ini
+{
+	my ($d, $port) = @_;
+	return recipe('pooling/pgbouncer.ini', {
+		'host=127.0.0.1 port=5432' => "host=$host port=" . $na->port,
+		'listen_port = 6432' => "listen_port = $port",
+		'/var/run/postgresql/pgbouncer.pid' => "$d/pgbouncer.pid",
+		'/var/run/postgresql' => $d,
+		'/var/log/postgresql/pgbouncer.log' => "$d/pgbouncer.log",
+		'/etc/pgbouncer/userlist.txt' => $userlist,
+	});
+}
+my $PREPARED_LINE = recipe('pooling/pgbouncer.ini-prepared');
+
+# A second PgBouncer in directory $d, of the page's ini for $d as $edit
+# (a function of the text) changes it; [its handle, its port].
+# stop_bouncer() stops it.
+sub start_bouncer
+{
+	my ($d, $edit) = @_;
+	mkdir $d or die "cannot make $d: $!";
+	my $port = PostgreSQL::Test::Cluster::get_free_port();
+	append_to_file("$d/pgbouncer.ini", $edit->(page_ini($d, $port)));
+	my ($o, $e) = ('', '');
+	my $h = IPC::Run::start([ $PGBOUNCER, "$d/pgbouncer.ini" ], '>', \$o, '2>', \$e,
+		IPC::Run::timeout(600));
+	for (1 .. 100)
+	{
+		last if -e "$d/.s.PGSQL.$port";
+		usleep(100_000);
+	}
+	die "PgBouncer of $d did not start: $e" unless -e "$d/.s.PGSQL.$port";
+	return [ $h, $port ];
+}
+
+sub stop_bouncer
+{
+	my ($b) = @_;
+	$b->[0]->signal('TERM');
+	eval { $b->[0]->finish; 1 } or $b->[0]->kill_kill;
+}
+
+# The page's ini, with the line of 1.21 and later there; for the test only,
+# pool_admin may read PgBouncer's statistics.
 my $bport = PostgreSQL::Test::Cluster::get_free_port();
 my $ini = "$dir/pgbouncer.ini";
-append_to_file($ini, recipe('pooling/pgbouncer.ini', {
-	'host=127.0.0.1 port=5432' => "host=$host port=" . $na->port,
-	'listen_port = 6432' => "listen_port = $bport",
-	'/var/run/postgresql/pgbouncer.pid' => "$dir/pgbouncer.pid",
-	'/var/run/postgresql' => $dir,
-	'/var/log/postgresql/pgbouncer.log' => "$dir/pgbouncer.log",
-	'/etc/pgbouncer/userlist.txt' => $userlist,
-}));
+append_to_file($ini, page_ini($dir, $bport) . ($old_prepared ? '' : $PREPARED_LINE)
+	  . "stats_users = pool_admin\n");
 
 my ($bout, $berr) = ('', '');
 my $bouncer = IPC::Run::start([ $PGBOUNCER, $ini ], '>', \$bout, '2>', \$berr);
@@ -141,6 +190,29 @@ sub pooled_psql
 	return ($? >> 8, $out, $err);
 }
 
+# The row of PgBouncer's SHOW $what (STATS, CONFIG) whose column $col is
+# $val: column => value.
+sub bouncer_show
+{
+	my ($what, $col, $val) = @_;
+	my ($out, $err) = ('', '');
+	IPC::Run::run([ 'psql', '-X', '-A', '-P', 'footer=off', '-d',
+			"host=127.0.0.1 port=$bport dbname=pgbouncer user=pool_admin password=admin-secret",
+			'-c', "SHOW $what" ], '>', \$out, '2>', \$err, IPC::Run::timeout(60));
+	my ($head, @rows) = split /\n/, $out;
+	die "SHOW $what: $err" unless defined $head;
+	my @cols = split /\|/, $head;
+	foreach my $row (@rows)
+	{
+		my %r;
+		@r{@cols} = split /\|/, $row, -1;
+		return \%r if $r{$col} eq $val;
+	}
+	die "SHOW $what has no row $col = $val: $out";
+}
+
+sub bouncer_stats { return bouncer_show('STATS', 'database', 'app') }
+
 {
 	my $up = 0;
 	for (1 .. 100)
@@ -152,6 +224,28 @@ sub pooled_psql
 	ok($up, "PgBouncer $bversion answers on port $bport")
 	  or BAIL_OUT("PgBouncer did not start: $berr\n" . (-e "$dir/pgbouncer.log" ? slurp_file("$dir/pgbouncer.log") : ''));
 }
+# 1.18 does not know max_prepared_statements: the page's ini with the line
+# of 1.21 and later does not start.  1.21 and later have the page's line in
+# force, and 1.24 and later have it by default.
+if ($old_prepared)
+{
+	my $d = "$dir/with_prepared";
+	mkdir $d or die "cannot make $d: $!";
+	append_to_file("$d/pgbouncer.ini", page_ini($d, PostgreSQL::Test::Cluster::get_free_port()) . $PREPARED_LINE);
+	my ($o, $e) = ('', '');
+	IPC::Run::run([ $PGBOUNCER, "$d/pgbouncer.ini" ], '>', \$o, '2>', \$e, IPC::Run::timeout(30));
+	isnt($? >> 8, 0, "PgBouncer $bversion with max_prepared_statements in its ini: does not start");
+	like($e, qr/ERROR unknown parameter: pgbouncer\/max_prepared_statements\n.*\n.*FATAL cannot load config file/,
+		'... unknown parameter, cannot load config file, as the page shows') or diag($e);
+}
+else
+{
+	my $c = bouncer_show('CONFIG', 'key', 'max_prepared_statements');
+	is($c->{value}, ($PREPARED_LINE =~ /= (\d+)/)[0], "PgBouncer $bversion: max_prepared_statements as the page's line sets it");
+	my $default = ($bmajor == 1 && $bminor < 24) ? '0' : '200';
+	is($c->{default}, $default, "PgBouncer $bversion: its default is $default, as the page says");
+}
+
 my ($rc0, $who) = pooled_psql(q{SELECT current_user, current_setting('port'), rolsuper
 	FROM pg_roles WHERE rolname = current_user});
 is($who, 'app_user|' . $na->port . '|f', 'through the pooler: app_user on a, not a superuser');
@@ -222,18 +316,22 @@ $logged .= "INSERT INTO pool_log VALUES ('/page-' || :page, :n);\nEND;\n";
 my $script = "$dir/increments.sql";
 append_to_file($script, $logged);
 
-# Runs the page's pgbench command with -t $t, in query mode $mode (the
-# page's, simple, unless given), with $clients clients (the page's 8 unless
-# given); (exit code, stdout, stderr).
+# Runs the page's pgbench command (recipe pooling/pgbench, or $o{recipe})
+# with -t $t; options: mode (query mode in place of the recipe's), clients
+# (in place of its 8), port (PgBouncer's, the page's unless given);
+# (exit code, stdout, stderr).
 sub pgbench
 {
-	my ($t, $mode, $clients) = @_;
-	my $cmd = recipe('pooling/pgbench', {
+	my ($t, %o) = @_;
+	my $name = $o{recipe} // 'pooling/pgbench';
+	my $clients = $o{clients} // 8;
+	my ($mode) = recipe($name) =~ /-M (\w+)/;
+	my $cmd = recipe($name, {
 		'-t 1000' => "-t $t",
-		'-c 8 -j 2' => '-c ' . ($clients // 8) . ' -j ' . ($clients // 8 > 1 ? 2 : 1),
-		'-M simple' => '-M ' . ($mode // 'simple'),
+		'-c 8 -j 2' => "-c $clients -j " . ($clients > 1 ? 2 : 1),
+		"-M $mode" => '-M ' . ($o{mode} // $mode),
 		'increments.sql' => $script,
-		'-p 6432' => "-p $bport",
+		'-p 6432' => '-p ' . ($o{port} // $bport),
 	});
 	my ($out, $err) = ('', '');
 	IPC::Run::run([ 'bash', '-c', $cmd ], '>', \$out, '2>', \$err, IPC::Run::timeout(600));
@@ -253,6 +351,8 @@ my $log_q = q{SELECT page, sum(n) FROM pool_log GROUP BY page ORDER BY page};
 my %pooled = map { split /\|/ } split /\n/, $na->safe_psql('app', $log_q);
 $mesh->{expected}{$_} += $pooled{$_} foreach keys %pooled;
 $pooled{'/home'} = 7;
+# a's shard of every page: what went through the pooler, added to as more goes
+my %through = %pooled;
 
 ok($mesh->wait_converged('pgbench'), 'pgbench: converged');
 $mesh->check_state('pgbench', [ @PAGES, '/home' ]);
@@ -270,31 +370,30 @@ is(a_shards($_), $want_a, 'pgbench: a\'s shard of every page on ' . $_->name . '
 
 # ------------------------------------------------------------ pgjdbc
 # The page's program as written but for PgBouncer's port; skipped where
-# there is no java or pgjdbc (the chroots of scripts/test.sh).
+# there is no java or pgjdbc.
 my $JDBC = '/usr/share/java/postgresql.jar';
 my $JAVA = in_path('java');
-my $jdbc_n = 0;
+my $prog_n = 0;
 
-# Writes $text as PooledIncrements.java in a directory of its own; its path.
-sub jdbc_program
+# Writes $text as $name in a directory of its own; its path.
+sub program
 {
-	my ($text) = @_;
-	my $d = "$dir/jdbc" . $jdbc_n++;
+	my ($name, $text) = @_;
+	my $d = "$dir/prog" . $prog_n++;
 	mkdir $d or die "cannot make $d: $!";
-	append_to_file("$d/PooledIncrements.java", $text);
-	return "$d/PooledIncrements.java";
+	append_to_file("$d/$name", $text);
+	return "$d/$name";
 }
 
-# $n copies of the program at $file at once; [exit code, stdout, stderr] of each.
-sub jdbc_run
+# $n copies at once of the command @cmd; [exit code, stdout, stderr] of each.
+sub run_copies
 {
-	my ($file, $n) = @_;
+	my ($n, @cmd) = @_;
 	my @h;
 	foreach (1 .. $n)
 	{
 		my ($out, $err) = ('', '');
-		my $h = IPC::Run::start([ $JAVA, '-cp', $JDBC, $file ],
-			'>', \$out, '2>', \$err, IPC::Run::timeout(300));
+		my $h = IPC::Run::start(\@cmd, '>', \$out, '2>', \$err, IPC::Run::timeout(300));
 		push @h, [ $h, \$out, \$err ];
 	}
 	my @r;
@@ -307,76 +406,182 @@ sub jdbc_run
 	return @r;
 }
 
+sub jdbc_run
+{
+	my ($file, $n) = @_;
+	return run_copies($n, $JAVA, '-cp', $JDBC, $file);
+}
+
+# The pgjdbc version of the jar, as its main class prints it.
+sub jdbc_version
+{
+	my ($out, $err) = ('', '');
+	IPC::Run::run([ $JAVA, '-jar', $JDBC ], '>', \$out, '2>', \$err, IPC::Run::timeout(60));
+	my ($v) = $out =~ /PostgreSQL JDBC Driver (\d+\.\d+\.\d+)/ or die "no pgjdbc version in: $out$err";
+	return $v;
+}
+
+sub version_lt
+{
+	my ($x, $y) = @_;
+	my @x = split /\./, $x;
+	my @y = split /\./, $y;
+	for my $i (0 .. 2)
+	{
+		return $x[$i] < $y[$i] if $x[$i] != $y[$i];
+	}
+	return 0;
+}
+
+# Named prepared statements run through PgBouncer's tracking (1.21 and
+# later, max_prepared_statements): the bind count of SHOW STATS (1.24 and
+# later) grows by at least $n while $code runs.
+sub binds_at_least
+{
+	my ($n, $what, $code) = @_;
+	my $b0 = bouncer_stats()->{total_bind_count};
+	$code->();
+	SKIP:
+	{
+		skip "PgBouncer $bversion has no total_bind_count in SHOW STATS", 1 unless defined $b0;
+		my $b1 = bouncer_stats()->{total_bind_count};
+		cmp_ok($b1 - $b0, '>=', $n, "$what: PgBouncer counted " . ($b1 - $b0) . " executions of named statements");
+	}
+}
+
+# $copies copies of a page's program each gained 125 on every page: counted
+# on every server, and in a's shard (through the pooler).
+sub count_copies
+{
+	my ($copies) = @_;
+	foreach (@PAGES)
+	{
+		$mesh->{expected}{$_} += $copies * 125;
+		$through{$_} += $copies * 125;
+	}
+}
+
+# The copies' results: each exit code 0 and the page's line, or diag.
+sub all_ran
+{
+	my ($what, @r) = @_;
+	is(join(',', map { $_->[0] } @r), join(',', (0) x @r), "$what: each exit code 0")
+	  or diag(join("\n", map { $_->[2] } @r));
+	is(join('', map { $_->[1] } @r), "1000 increments\n" x @r, "$what: each prints what the page shows");
+}
+
 SKIP:
 {
-	skip 'no java or pgjdbc here (default-jdk-headless, libpostgresql-jdbc-java)', 15
+	skip "no java or pgjdbc here ($JDBC; Debian: default-jdk-headless, libpostgresql-jdbc-java)", $old_prepared ? 7 : 8
 	  unless $JAVA && -f $JDBC;
-	my $program = recipe('pooling/pgjdbc');
+	my $jversion = jdbc_version();
+	note("pgjdbc $jversion, $JAVA");
 
-	# without the ignore_startup_parameters line: a second PgBouncer, the
-	# page's ini less that line
+	# Without the ignore_startup_parameters line (a second PgBouncer, the
+	# page's ini less that line): pgjdbc before 42.7.6 sends
+	# extra_float_digits in its startup packet and is refused; later ones
+	# send it to no PostgreSQL of 12 or later, and run.
 	{
-		my $dir2 = "$dir/no_ignore";
-		mkdir $dir2 or die "cannot make $dir2: $!";
-		my $port2 = PostgreSQL::Test::Cluster::get_free_port();
-		my $ini2 = recipe('pooling/pgbouncer.ini', {
-			'host=127.0.0.1 port=5432' => "host=$host port=" . $na->port,
-			'listen_port = 6432' => "listen_port = $port2",
-			'/var/run/postgresql/pgbouncer.pid' => "$dir2/pgbouncer.pid",
-			'/var/run/postgresql' => $dir2,
-			'/var/log/postgresql/pgbouncer.log' => "$dir2/pgbouncer.log",
-			'/etc/pgbouncer/userlist.txt' => $userlist,
+		my $removed = 0;
+		my $b2 = start_bouncer("$dir/no_ignore", sub {
+			my ($t) = @_;
+			$removed = ($t =~ s/^ignore_startup_parameters = extra_float_digits\n//mg);
+			return $t;
 		});
-		is(($ini2 =~ s/^ignore_startup_parameters = extra_float_digits\n//mg), 1,
-			'the page\'s ini has the ignore_startup_parameters line');
-		append_to_file("$dir2/pgbouncer.ini", $ini2);
-		my ($o2, $e2) = ('', '');
-		my $b2 = IPC::Run::start([ $PGBOUNCER, "$dir2/pgbouncer.ini" ], '>', \$o2, '2>', \$e2);
-		for (1 .. 100)
+		is($removed, 1, 'the page\'s ini has the ignore_startup_parameters line');
+		my ($r) = jdbc_run(program('PooledIncrements.java',
+			recipe('pooling/pgjdbc', { '127.0.0.1:6432' => "127.0.0.1:$b2->[1]" })), 1);
+		if (version_lt($jversion, '42.7.6'))
 		{
-			last if -e "$dir2/.s.PGSQL.$port2";
-			usleep(100_000);
+			isnt($r->[0], 0, "pgjdbc $jversion through PgBouncer without ignore_startup_parameters: fails");
+			like($r->[2], qr/FATAL: unsupported startup parameter: extra_float_digits/,
+				'... refused for extra_float_digits, as the page shows') or diag($r->[2]);
 		}
-		my ($r) = jdbc_run(jdbc_program(recipe('pooling/pgjdbc', { '127.0.0.1:6432' => "127.0.0.1:$port2" })), 1);
-		isnt($r->[0], 0, 'pgjdbc through PgBouncer without ignore_startup_parameters: fails');
-		like($r->[2], qr/FATAL: unsupported startup parameter: extra_float_digits/,
-			'... refused for extra_float_digits, as the page shows') or diag($r->[2]);
-		$b2->signal('TERM');
-		eval { $b2->finish; 1 } or $b2->kill_kill;
+		else
+		{
+			all_ran("pgjdbc $jversion through PgBouncer without ignore_startup_parameters", $r);
+			count_copies(1) if $r->[0] == 0;
+		}
+		stop_bouncer($b2);
 	}
 
 	# four copies at once through the page's PgBouncer
-	my $file = jdbc_program(recipe('pooling/pgjdbc', { '127.0.0.1:6432' => "127.0.0.1:$bport" }));
-	my @r = jdbc_run($file, 4);
-	is(join(',', map { $_->[0] } @r), '0,0,0,0', 'pgjdbc: four copies of the page\'s program at once, each exit code 0')
-	  or diag(join("\n", map { $_->[2] } @r));
-	is(join('', map { $_->[1] } @r), "1000 increments\n" x 4, 'pgjdbc: each prints what the page shows');
-	$mesh->{expected}{$_} += 4 * 125 foreach @PAGES;
-	ok($mesh->wait_converged('pgjdbc'), 'pgjdbc: converged');
-	$mesh->check_state('pgjdbc', [ @PAGES, '/home' ]);
-	# %pooled stays pgbench's (the -M prepared check below counts from it)
-	my %through = %pooled;
-	$through{$_} += 4 * 125 foreach @PAGES;
-	my $want = join("\n", map { "$_|$through{$_}" } sort keys %through);
-	is(a_shards($_), $want, 'pgjdbc: a\'s shard of every page on ' . $_->name . ' = what went through the pooler')
-	  foreach ($na, $nb, $nc);
+	my @r = jdbc_run(program('PooledIncrements.java',
+		recipe('pooling/pgjdbc', { '127.0.0.1:6432' => "127.0.0.1:$bport" })), 4);
+	all_ran('pgjdbc, four copies of the page\'s program at once', @r);
+	count_copies(4);
 
-	# without prepareThreshold=0, on a table of a's alone: a lone copy first
-	# leaves its named statements on the server connection the pool gives
-	# next, then four at once
+	# Without prepareThreshold=0: a lone copy first leaves its named
+	# statements on the server connection the pool gives next, then four
+	# at once.  Through 1.18, on a table of a's alone, copies stop; through
+	# 1.21 and later, with max_prepared_statements, they all count.
+	my %edit = ('127.0.0.1:6432' => "127.0.0.1:$bport", '&prepareThreshold=0' => '');
+	$edit{page_views} = 'jdbc_scratch' if $old_prepared;
 	$na->safe_psql('app', q{CREATE TABLE jdbc_scratch (page text PRIMARY KEY, views counter_crdt);
 		GRANT SELECT, INSERT, UPDATE ON jdbc_scratch TO app_user});
-	my $named = jdbc_program(recipe('pooling/pgjdbc', {
-		'127.0.0.1:6432' => "127.0.0.1:$bport",
-		'&prepareThreshold=0' => '',
-		'page_views' => 'jdbc_scratch' }));
-	my @n = (jdbc_run($named, 1), jdbc_run($named, 4));
-	my @failed = grep { $_->[0] != 0 } @n;
-	ok(@failed > 0, 'pgjdbc without prepareThreshold=0, copies at once through the pooler: ' . scalar(@failed) . ' of 5 stop');
-	is(scalar(grep { $_->[2] =~ /ERROR: prepared statement "S_\d+" (already exists|does not exist)/ } @failed),
-		scalar(@failed), '... each on a named prepared statement') or diag(join("\n", map { $_->[2] } @failed));
-	note('pgjdbc without prepareThreshold=0: ' . join("\n", map { /(ERROR: [^\n]*)/ ? $1 : () } map { $_->[2] } @failed));
+	my $named = program('PooledIncrements.java', recipe('pooling/pgjdbc', \%edit));
+	if ($old_prepared)
+	{
+		my @n = (jdbc_run($named, 1), jdbc_run($named, 4));
+		my @failed = grep { $_->[0] != 0 } @n;
+		ok(@failed > 0, 'pgjdbc without prepareThreshold=0, copies at once through the pooler: ' . scalar(@failed) . ' of 5 stop');
+		is(scalar(grep { $_->[2] =~ /ERROR: prepared statement "S_\d+" (already exists|does not exist)/ } @failed),
+			scalar(@failed), '... each on a named prepared statement') or diag(join("\n", map { $_->[2] } @failed));
+		note('pgjdbc without prepareThreshold=0: ' . join("\n", map { /(ERROR: [^\n]*)/ ? $1 : () } map { $_->[2] } @failed));
+	}
+	else
+	{
+		binds_at_least(5 * 995, 'pgjdbc without prepareThreshold=0', sub {
+			all_ran("pgjdbc without prepareThreshold=0 through PgBouncer $bversion, one copy then four at once",
+				jdbc_run($named, 1), jdbc_run($named, 4));
+		});
+		count_copies(5);
+	}
 }
+
+# ------------------------------------------------------------ psycopg 3
+# The page's program as written but for PgBouncer's port, on the system's
+# python3; skipped where psycopg 3 is not installed.
+my $PYTHON = '/usr/bin/python3';
+SKIP:
+{
+	skip "no psycopg 3 for $PYTHON here (Debian: python3-psycopg)", $old_prepared ? 4 : 3
+	  unless -x $PYTHON && system($PYTHON, '-c', 'import psycopg') == 0;
+	my %edit = ('port=6432' => "port=$bport");
+	if ($old_prepared)
+	{
+		# as the page says for 1.18: prepare_threshold=None
+		my $off = program('increments.py', recipe('pooling/psycopg',
+			{ %edit, 'autocommit=True)' => 'autocommit=True, prepare_threshold=None)' }));
+		all_ran('psycopg with prepare_threshold=None, four copies at once through PgBouncer 1.18',
+			run_copies(4, $PYTHON, $off));
+		count_copies(4);
+		# as written, on a table of a's alone: a lone copy, then four at once
+		$na->safe_psql('app', q{CREATE TABLE py_scratch (page text PRIMARY KEY, views counter_crdt);
+			GRANT SELECT, INSERT, UPDATE ON py_scratch TO app_user});
+		my $named = program('increments.py', recipe('pooling/psycopg', { %edit, page_views => 'py_scratch' }));
+		my @n = (run_copies(1, $PYTHON, $named), run_copies(4, $PYTHON, $named));
+		my @failed = grep { $_->[0] != 0 } @n;
+		ok(@failed > 0, 'psycopg with prepare=True, copies at once through PgBouncer 1.18: ' . scalar(@failed) . ' of 5 stop');
+		is(scalar(grep { $_->[2] =~ /psycopg\.errors\.(DuplicatePreparedStatement|InvalidSqlStatementName): prepared statement "_pg3_\d+" (already exists|does not exist)/ } @failed),
+			scalar(@failed), '... each on a named prepared statement') or diag(join("\n", map { $_->[2] } @failed));
+		note('psycopg with prepare=True: ' . join("\n", map { /(psycopg\.errors\.[^\n]*)/ ? $1 : () } map { $_->[2] } @failed));
+	}
+	else
+	{
+		my $named = program('increments.py', recipe('pooling/psycopg', \%edit));
+		binds_at_least(5 * 1000, 'psycopg with prepare=True', sub {
+			all_ran("psycopg with prepare=True through PgBouncer $bversion, one copy then four at once",
+				run_copies(1, $PYTHON, $named), run_copies(4, $PYTHON, $named));
+		});
+		count_copies(5);
+	}
+}
+ok($mesh->wait_converged('clients'), 'pgjdbc and psycopg: converged');
+$mesh->check_state('clients', [ @PAGES, '/home' ]);
+is(a_shards($_), join("\n", map { "$_|$through{$_}" } sort keys %through),
+	'clients: a\'s shard of every page on ' . $_->name . ' = what went through the pooler')
+  foreach ($na, $nb, $nc);
 
 # ------------------------------------------------------------ session state
 # Two clients through the pooler, X and Y.  PgBouncer 1.18 gives a client the
@@ -621,43 +826,85 @@ note("exactly-once: $deadlocks consumer runs replayed after a deadlock");
 	end_session($y);
 }
 
-# pgbench -M prepared.  Its clients all name their statements alike (P_0,
-# P_1, ...), and a client prepares each once, on the server connection its
-# first transaction runs on.  Alone, a client keeps getting the connection it
-# used last, and runs; but with other clients, a client's transaction runs on
-# a connection where another client prepared its statements (already
-# exists) or where no client did (does not exist).  Made certain here: the
-# lone client leaves its statements on the connection the pool gives first.
-SKIP:
+# pgbench -M prepared where PgBouncer does not carry named statements:
+# 1.18, and 1.21 and later with max_prepared_statements = 0 (a second
+# PgBouncer, the page's ini with its line set to 0).  pgbench's clients all
+# name their statements alike (P_0, P_1, ...), and a client prepares each
+# once, on the server connection its first transaction runs on.  Alone, a
+# client keeps getting the connection it used last, and runs; but with
+# other clients, a client's transaction runs on a connection where another
+# client prepared its statements (already exists) or where no client did
+# (does not exist).  Made certain here: the lone client leaves its
+# statements on the connection the pool gives first.
 {
-	skip "PgBouncer $bversion may carry named prepared statements", 5 unless $old_prepared;
+	my $b0;
+	$b0 = start_bouncer("$dir/prepared_0", sub { $_[0] . ($PREPARED_LINE =~ s/= \d+/= 0/r) })
+	  unless $old_prepared;
+	my $port = $b0 ? $b0->[1] : $bport;
+	my $which = 'PgBouncer ' . $bversion . ($b0 ? ' with max_prepared_statements = 0' : '');
 	my $count0 = $na->safe_psql('app', 'SELECT count(*) FROM pool_log');
-	my ($rc1, $out1, $err1) = pgbench(50, 'prepared', 1);
-	is($rc1, 0, 'pgbench -M prepared, one client alone through the pooler: runs') or diag($err1);
+	my ($rc1, $out1, $err1) = pgbench(50, mode => 'prepared', clients => 1, port => $port);
+	is($rc1, 0, "pgbench -M prepared, one client alone through $which: runs") or diag($err1);
 	like($out1, qr/number of transactions actually processed: 50\/50/, '... all 50 transactions');
-	my ($rc, $out, $err) = pgbench(200, 'prepared');
+	my ($rc, $out, $err) = pgbench(200, mode => 'prepared', port => $port);
 	my $count1 = $na->safe_psql('app', 'SELECT count(*) FROM pool_log');
-	isnt($rc, 0, 'pgbench -M prepared, 8 clients through the pooler: fails');
+	isnt($rc, 0, "pgbench -M prepared, 8 clients through $which: fails");
 	like($err, qr/ERROR:  prepared statement "P_0" already exists/,
 		'... a client prepares its statements where the lone client did');
 	note('pgbench -M prepared: ' . join("\n", grep { /ERROR/ } split /\n/, $err));
 	note("pgbench -M prepared: " . ($count1 - $count0 - 50) . " of 1600 transactions committed before the clients stopped");
 	ok($count1 - $count0 - 50 < 1600, 'not every transaction of pgbench -M prepared committed');
-	# what did commit is in pool_log: the totals stay exact
-	my %p = map { split /\|/ } split /\n/, $na->safe_psql('app', $log_q);
-	$mesh->{expected}{$_} += $p{$_} - ($pooled{$_} // 0) foreach keys %p;
+	stop_bouncer($b0) if $b0;
 }
 
-# A subscription whose connection goes through PgBouncer
+# pgbench -M prepared through 1.21 and later with max_prepared_statements:
+# the page's command, every transaction committed once.
 SKIP:
 {
-	skip "PgBouncer $bversion may carry replication connections", 2 unless $old_replication;
+	skip "PgBouncer $bversion does not carry named prepared statements", 4 if $old_prepared;
+	my $count0 = $na->safe_psql('app', 'SELECT count(*) FROM pool_log');
+	# four named statements per transaction: BEGIN, two INSERTs, END
+	binds_at_least(4 * 1600, 'pgbench -M prepared', sub {
+		my ($rc, $out, $err) = pgbench(200, recipe => 'pooling/pgbench-prepared');
+		is($rc, 0, "the page's pgbench -M prepared through PgBouncer $bversion: exit code 0") or diag($err);
+		like($out, qr/number of transactions actually processed: 1600\/1600/,
+			'... 8 clients x 200 transactions, all processed') or diag($out);
+	});
+	is($na->safe_psql('app', 'SELECT count(*) FROM pool_log') - $count0, 1600, '... each logged once');
+}
+
+# what pgbench committed is in pool_log: the totals stay exact
+{
+	my %p = map { split /\|/ } split /\n/, $na->safe_psql('app', $log_q);
+	foreach (keys %p)
+	{
+		my $d = $p{$_} - ($pooled{$_} // 0);
+		$mesh->{expected}{$_} += $d;
+		$through{$_} += $d;
+	}
+	%pooled = (%pooled, %p);
+}
+
+# A subscription whose connection goes through PgBouncer: 1.18 refuses the
+# replication connection; 1.23 and later carry it to a, logging in as
+# app_user, which may not start a WAL sender there.
+{
 	my ($rc, $out, $err) = $nb->psql('app',
 		"CREATE SUBSCRIPTION page_views_b_via_pool CONNECTION '$POOL' PUBLICATION page_views_pub WITH (copy_data = false)");
 	isnt($rc, 0, 'CREATE SUBSCRIPTION connecting through the pooler fails');
 	note("CREATE SUBSCRIPTION through the pooler: $err");
-	like($err, qr/ERROR:  could not connect to the publisher: .*unsupported startup parameter: replication/s,
-		'PgBouncer refuses the replication connection') or diag($err);
+	if ($old_replication)
+	{
+		like($err, qr/ERROR:  could not connect to the publisher: .*unsupported startup parameter: replication/s,
+			"PgBouncer $bversion refuses the replication connection") or diag($err);
+	}
+	else
+	{
+		like($err, qr/ERROR:  (?:subscription "page_views_b_via_pool" )?could not connect to the publisher: .*FATAL:  login failed/s,
+			"PgBouncer $bversion carries the replication connection, and reports a's refusal: login failed") or diag($err);
+		like(slurp_file($na->logfile), qr/FATAL:  permission denied to start WAL sender/,
+			'... a refused app_user, which may not start a WAL sender');
+	}
 }
 
 # ALTER ROLE ... SET counter_crdt.node_id: sessions that start after it
@@ -679,8 +926,11 @@ SKIP:
 
 ok($mesh->wait_converged('end'), 'end: converged');
 $mesh->check_state('end', [ @PAGES, '/home' ]);
+is(a_shards($_), join("\n", map { "$_|$through{$_}" } sort keys %through),
+	'end: a\'s shard of every page on ' . $_->name . ' = what went through the pooler')
+  foreach ($na, $nb, $nc);
 $mesh->check_logs('end',
-	qr/relation "batch" (already exists|does not exist)|prepared statement "[PS]_\d+"|deadlock detected|current transaction is aborted|unexpected EOF on client connection/);
+	qr/relation "batch" (already exists|does not exist)|prepared statement "(?:[PS]|_pg3)_\d+"|permission denied to start WAL sender|Only roles with the REPLICATION attribute|deadlock detected|current transaction is aborted|unexpected EOF on client connection/);
 
 $bouncer->signal('TERM');
 $bouncer->finish;
