@@ -176,19 +176,28 @@ my $HITS = '{column_name="c",datname="app",relname="hits",schemaname="public"}';
 my $SCRATCH = '{column_name="n",datname="app",relname="scratch",schemaname="public"}';
 my $EVENTS = '{column_name="c",datname="app",relname="events",schemaname="shop"}';
 
+# Scrapes the exporter at $web (the first one by default) until $cond holds
+# of the series, at most $tries times (120 by default) $pause_us apart
+# (0.5 s); returns the last scrape.
+sub scrape_until
+{
+	my ($cond, $web, $tries, $pause_us) = @_;
+	my $m;
+	for (1 .. ($tries // 120))
+	{
+		$m = scrape($web);
+		return $m if $cond->($m);
+		usleep($pause_us // 500_000);
+	}
+	return $m;
+}
+
 # Waits for the exporter at $web to answer with its health gauges (which
 # read no table), and returns that scrape.
 sub first_scrape
 {
 	my ($web) = @_;
-	my $m;
-	for (1 .. 100)
-	{
-		$m = scrape($web);
-		last if grep { /^counter_crdt_health_problems\{/ } keys %$m;
-		usleep(200_000);
-	}
-	return $m;
+	return scrape_until(sub { grep { /^counter_crdt_health_problems\{/ } keys %{ $_[0] } }, $web, 100, 200_000);
 }
 
 my $m = first_scrape($web_port);
@@ -307,19 +316,6 @@ $node->safe_psql('app', qq{
 	  PUBLICATION feed_pub WITH (create_slot = false, slot_name = 'feed_sub', copy_data = false);
 });
 my $SUB = '{datname="app",subname="feed_sub"}';
-# Scrapes until $cond holds of the series (at most 60 s), returns the last.
-sub scrape_until
-{
-	my ($cond) = @_;
-	my $m;
-	for (1 .. 120)
-	{
-		$m = scrape();
-		return $m if $cond->($m);
-		usleep(500_000);
-	}
-	return $m;
-}
 $m = scrape_until(sub { ($_[0]{"counter_crdt_subscription_workers$SUB"} // 0) == 1 });
 is_deeply([ map { $m->{"counter_crdt_subscription_$_$SUB"} } qw(enabled workers apply_errors_total sync_errors_total) ],
 	[ 1, 1, 0, 0 ], 'the subscription: enabled, its apply worker running, no errors');
