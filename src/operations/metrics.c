@@ -68,8 +68,6 @@
 /* What the scan gathers for one counter column. */
 typedef struct CcColumnStat
 {
-	const CcColumn *col;		/* the column; of the partitioned table in a
-								 * group */
 	int64		counters;
 	int64		tombstones;
 	int64		shards;
@@ -372,11 +370,10 @@ cc_metrics_open(Oid relid)
 
 /* Makes st ready to count (its writers hash in the current context). */
 static void
-cc_metrics_stat_init(CcColumnStat *st, const CcColumn *col)
+cc_metrics_stat_init(CcColumnStat *st)
 {
 	HASHCTL		ctl;
 
-	st->col = col;
 	st->cxt = CurrentMemoryContext;
 	memset(&ctl, 0, sizeof(ctl));
 	ctl.keysize = CC_ID_LEN;
@@ -479,7 +476,7 @@ cc_table_group(HTAB *groups, List **order, const CcColumn *col, bool named,
 			pfree(t);
 			return NULL;
 		}
-		cc_metrics_stat_init(&t->st, &t->col);
+		cc_metrics_stat_init(&t->st);
 		e->t = t;
 		*order = lappend(*order, t);
 	}
