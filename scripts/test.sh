@@ -357,6 +357,30 @@ if [ "$SETUP_OK" -eq 1 ] && [ "$PG_HERE" -eq 1 ]; then
 	fi
 fi
 
+# The first 8 failed checks of a TAP log, a line each ("failed check:
+# NAME"), each followed by up to 4 lines of its diagnostics (diag's "# ..."
+# lines after the "at FILE line N." line), cut at 200 characters.
+tap_failures() {	# log
+	awk '
+		/^#[[:space:]]+Failed test / {
+			if (++n > 8) exit
+			name = $0
+			sub(/^#[[:space:]]+Failed test \047/, "", name)
+			if (!sub(/\047$/, "", name)) name = name "..."
+			print "failed check: " name
+			d = 0; indiag = 1; next
+		}
+		indiag && /^#[[:space:]]+at .* line [0-9]+\.$/ { next }
+		/^# Looks like you / { indiag = 0; next }
+		indiag && /^# / && d < 4 {
+			line = substr($0, 3)
+			if (length(line) > 200) line = substr(line, 1, 200) "..."
+			print "  " line; d++; next
+		}
+		{ indiag = 0 }
+	' "$1"
+}
+
 # --- 4. TAP tests (test/t/*.pl) -------------------------------------------
 # Hook for the TAP tests: every test/t/*.pl runs under prove, the way PGXS's
 # prove_installcheck runs them (PostgreSQL::Test::Cluster from the PGXS tree,
@@ -442,11 +466,12 @@ if [ "${#tap_files[@]}" -gt 0 ] && [ "$SETUP_OK" -eq 1 ] && [ "$PG_HERE" -eq 1 ]
 	PASSED=$((PASSED + tp))
 	FAILED=$((FAILED + tf))
 	note "TAP:         $tp passed, $tf failed${OLD_INSTALL:+ (with test/mixed/: PostgreSQL $(basename "$OLD_INSTALL") beside $PG_MAJOR)}${failed_scripts[*]:+ [failed: ${failed_scripts[*]}]}"
-	# the names of the first failed checks, so that the summary (all a CI
-	# log's tail may keep) says what failed, not only where
-	while IFS= read -r name; do
-		note "  failed check: $name"
-	done < <(sed -nE "s/^#[[:space:]]+Failed test '(.*)'\$/\1/p; s/^#[[:space:]]+Failed test '(.*)/\1.../p" "$WORK/tap.log" | head -n 8)
+	# the names of the first failed checks, each with the first lines of its
+	# diagnostics, so that the summary (all a CI log's tail may keep) says
+	# what failed and why, not only where
+	while IFS= read -r line; do
+		note "  $line"
+	done < <(tap_failures "$WORK/tap.log")
 fi
 
 # --- 5. PGXN metadata (META.json) -----------------------------------------
