@@ -22,6 +22,7 @@ use File::Spec ();
 use File::Temp ();
 use FindBin;
 use lib "$FindBin::RealBin/../t";
+use SignalExit;
 use CounterCrdtSQL;
 use ReadmeMesh;
 use ReadmeRecipe;

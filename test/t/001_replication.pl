@@ -13,6 +13,7 @@ use IPC::Run ();
 use Time::HiRes qw(time usleep);
 use FindBin;
 use lib $FindBin::RealBin;
+use SignalExit;
 use CounterCrdtMesh;
 
 my $NKEYS = 20;          # keys 1 .. $NKEYS in the main workload

@@ -19,6 +19,7 @@ use IPC::Run ();
 use Time::HiRes qw(time);
 use FindBin;
 use lib $FindBin::RealBin;
+use SignalExit;
 use CounterCrdtSQL;
 
 my $NCLIENTS = 16;

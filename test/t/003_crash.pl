@@ -26,6 +26,7 @@ use IPC::Run ();
 use Time::HiRes qw(time usleep);
 use FindBin;
 use lib $FindBin::RealBin;
+use SignalExit;
 use CounterCrdtSQL;
 
 my $NCLIENTS = 8;                # client c adds 2**c

@@ -20,6 +20,9 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use File::Compare ();
 use Time::HiRes qw(time);
+use FindBin;
+use lib $FindBin::RealBin;
+use SignalExit;
 
 my $t_start = time();
 

@@ -20,6 +20,7 @@ use IPC::Run ();
 use Time::HiRes qw(usleep);
 use FindBin;
 use lib $FindBin::RealBin;
+use SignalExit;
 use CounterCrdtSQL;
 use ReadmeMesh;
 use ReadmeRecipe;

@@ -20,6 +20,7 @@ use PostgreSQL::Test::Cluster;
 use Test::More;
 use FindBin;
 use lib $FindBin::RealBin;
+use SignalExit;
 use CounterCrdtSQL;
 use ReadmeMesh;
 

@@ -20,6 +20,7 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use FindBin;
 use lib $FindBin::RealBin;
+use SignalExit;
 use ReadmeRecipe;
 
 my $na = PostgreSQL::Test::Cluster->new('repair_a');

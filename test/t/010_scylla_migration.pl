@@ -19,6 +19,7 @@ use IPC::Run ();
 use FindBin;
 use JSON::PP ();
 use lib $FindBin::RealBin;
+use SignalExit;
 use ReadmeRecipe;
 
 my $sample = "$FindBin::RealBin/../data/scylla_page_stats.csv";

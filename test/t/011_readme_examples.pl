@@ -12,6 +12,7 @@ use Test::More;
 use IPC::Run ();
 use FindBin;
 use lib $FindBin::RealBin;
+use SignalExit;
 use ReadmeRecipe;
 
 # Splits a block into statements, each with what the README expects of it:

@@ -28,6 +28,7 @@ use Test::More;
 use Time::HiRes qw(time usleep);
 use FindBin;
 use lib $FindBin::RealBin;
+use SignalExit;
 use CounterCrdtSQL;
 use ReadmeMesh;
 use ReadmeRecipe;

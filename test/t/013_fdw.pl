@@ -43,6 +43,7 @@ use Test::More;
 use Time::HiRes qw(usleep);
 use FindBin;
 use lib $FindBin::RealBin;
+use SignalExit;
 use ReadmeRecipe;
 use FdwShards;
 

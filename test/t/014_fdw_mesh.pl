@@ -22,6 +22,7 @@ use PostgreSQL::Test::Cluster;
 use Test::More;
 use FindBin;
 use lib $FindBin::RealBin;
+use SignalExit;
 use ReadmeRecipe;
 use ReadmeMesh;
 use FdwShards;

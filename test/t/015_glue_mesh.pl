@@ -22,6 +22,7 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use FindBin;
 use lib $FindBin::RealBin;
+use SignalExit;
 use CounterCrdtMesh;
 
 my @names = qw(g1 g2 g3);

@@ -25,6 +25,7 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use FindBin;
 use lib $FindBin::RealBin;
+use SignalExit;
 use CounterCrdtMesh;
 
 my @names = qw(o1 o2 o3);

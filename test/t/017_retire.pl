@@ -31,6 +31,7 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use FindBin;
 use lib $FindBin::RealBin;
+use SignalExit;
 use CounterCrdtMesh;
 use CounterCrdtSQL;
 use ReadmeRecipe;

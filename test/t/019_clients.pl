@@ -29,6 +29,7 @@ use IPC::Run ();
 use File::Temp ();
 use FindBin;
 use lib $FindBin::RealBin;
+use SignalExit;
 use ReadmeRecipe;
 
 if ($ENV{COUNTER_CRDT_IN_CHROOT})

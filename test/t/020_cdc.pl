@@ -19,6 +19,7 @@ use Test::More;
 use JSON::PP ();
 use FindBin;
 use lib $FindBin::RealBin;
+use SignalExit;
 use ReadmeRecipe;
 
 my $node = PostgreSQL::Test::Cluster->new('cdc');

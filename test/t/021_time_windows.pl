@@ -53,6 +53,7 @@ use Time::HiRes qw(time usleep);
 use IPC::Run ();
 use FindBin;
 use lib $FindBin::RealBin;
+use SignalExit;
 use CounterCrdtSQL;
 use ReadmeMesh;
 use ReadmeRecipe;

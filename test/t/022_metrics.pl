@@ -47,6 +47,7 @@ use POSIX ();
 use JSON::PP ();
 use FindBin;
 use lib $FindBin::RealBin;
+use SignalExit;
 use ReadmeRecipe;
 
 my $exporter_bin = '/usr/bin/prometheus-postgres-exporter';
@@ -140,6 +141,7 @@ sub start_exporter
 }
 END
 {
+	local $?;    # waitpid must not set the test's exit code
 	foreach my $p (@pids)
 	{
 		kill 'TERM', -$p;

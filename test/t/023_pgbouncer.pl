@@ -53,6 +53,7 @@ use IPC::Run ();
 use Time::HiRes qw(usleep);
 use FindBin;
 use lib $FindBin::RealBin;
+use SignalExit;
 use CounterCrdtSQL;
 use ReadmeMesh;
 use ReadmeRecipe;
@@ -132,6 +133,7 @@ my $PREPARED_LINE = recipe('pooling/pgbouncer.ini-prepared');
 # A second PgBouncer in directory $d, of the page's ini for $d as $edit
 # (a function of the text) changes it; [its handle, its port].
 # stop_bouncer() stops it.
+my @bouncers;    # those start_bouncer started, stopped at the end if still running
 sub start_bouncer
 {
 	my ($d, $edit) = @_;
@@ -147,6 +149,7 @@ sub start_bouncer
 		usleep(100_000);
 	}
 	die "PgBouncer of $d did not start: $e" unless -e "$d/.s.PGSQL.$port";
+	push @bouncers, $h;
 	return [ $h, $port ];
 }
 
@@ -169,10 +172,11 @@ my $bouncer = IPC::Run::start([ $PGBOUNCER, $ini ], '>', \$bout, '2>', \$berr);
 END
 {
 	# also when the test dies: PgBouncer must not outlive it
-	if ($bouncer && $bouncer->pumpable)
+	local $?;
+	foreach my $h (grep { defined && $_->pumpable } ($bouncer, @bouncers))
 	{
-		$bouncer->signal('TERM');
-		eval { $bouncer->finish; 1 } or $bouncer->kill_kill;
+		$h->signal('TERM');
+		eval { $h->finish; 1 } or $h->kill_kill;
 	}
 }
 

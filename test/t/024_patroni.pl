@@ -31,6 +31,7 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use FindBin;
 use lib $FindBin::RealBin;
+use SignalExit;
 use IPC::Run ();
 use Time::HiRes qw(time usleep);
 use ReadmeMesh qw(readme_run_subst readme_poll);
@@ -187,7 +188,7 @@ for my $name (qw(a b))
 			'<', \undef, '>>', "$file.out", '2>>', "$file.out"),
 	};
 }
-END { for my $l (values %load) { eval { $l->{h}->kill_kill(grace => 5); }; } }
+END { local $?; for my $l (values %load) { eval { $l->{h}->kill_kill(grace => 5); }; } }
 
 sub pause_load
 {

@@ -32,6 +32,7 @@ use IPC::Run ();
 use Time::HiRes qw(time usleep);
 use FindBin;
 use lib $FindBin::RealBin;
+use SignalExit;
 use CounterCrdtSQL;
 use ReadmeMesh;
 use ReadmeRecipe;

@@ -40,6 +40,7 @@ use JSON::PP ();
 use POSIX ();
 use FindBin;
 use lib $FindBin::RealBin;
+use SignalExit;
 use ReadmeRecipe;
 use ReadmeMesh;
 

@@ -431,6 +431,6 @@ sub stop_postmasters
 	return;
 }
 
-END { stop_all(); }
+END { local $?; stop_all(); }
 
 1;
