@@ -58,6 +58,7 @@ my @more = $mesh->start_workload([ $na, $nb, $nc ], 1, 150, [ @pages, '/d1' ]);
 readme_run($nd, 'app', 'replication/join-setup-d');
 readme_run($nd, 'app', 'replication/join-retired-d', qw(a b c));
 readme_run($nd, 'app', 'replication/join-subscribe-d', qw(a b c));
+readme_join_copies($nd, 'join', 3);
 readme_run($node{$_}, 'app', "replication/join-subscribe-$_", 'd') foreach qw(a b c);
 ok($mesh->finish_workload(@more), 'workload during the join: every statement acknowledged');
 

@@ -218,6 +218,7 @@ my ($rc, $out, $err) = $nd->psql('app',
 ok($rc != 0 && $err =~ /writer id is retired/, 'W cannot write on d') or diag($err);
 
 readme_run($nd, 'app', 'replication/join-subscribe-d', qw(a b c));
+readme_join_copies($nd, 'd joins', 3);
 readme_run($node{$_}, 'app', "replication/join-subscribe-$_", 'd') foreach qw(a b c);
 $node{d} = $nd;
 push @{ $mesh->{nodes} }, $nd;

@@ -283,6 +283,7 @@ pass('a\'s subscriptions caught up with b and c through their slots');
 
 readme_run($nd, 'app', 'replication/join-retired-d', qw(a b c));
 readme_run($nd, 'app', 'replication/join-subscribe-d', qw(a b c));
+readme_join_copies($nd, 'd joins', 3);
 readme_run($node{$_}, 'app', "replication/join-subscribe-$_", 'd') foreach qw(a b c);
 $node{d} = $nd;
 push @{ $mesh->{nodes} }, $nd;
@@ -345,6 +346,7 @@ unlike(ids_on($ne), qr/\Q$W\E/, 'e\'s rows no longer carry W');
 
 my %host = map { ("host=$_ port=5432" => 'host=' . $node{$_}->host . ' port=' . $node{$_}->port) } qw(a b c);
 readme_run_subst($ne, 'app', 'replication/join-subscribe-d', { %host, 'page_views_d_from_' => 'page_views_e_from_' });
+readme_join_copies($ne, 'e joins', 3);
 foreach my $s (qw(a b c))
 {
 	readme_run_subst($node{$s}, 'app', "replication/join-subscribe-$s", {

@@ -32,7 +32,7 @@ use ReadmeRecipe;
 use CounterCrdtMesh;
 our @EXPORT =
   qw(readme_node readme_run readme_run_subst readme_mesh readme_poll readme_wait_subscriptions
-  readme_counters);
+  readme_counters readme_join_copies);
 
 my %node_of;    # README host name => node, for the host substitutions
 my $seq = 0;
@@ -150,6 +150,43 @@ sub readme_poll
 	}
 	diag("$recipe on " . $node->name . ":\n$got\nexpected:\n$expected");
 	return 0;
+}
+
+# Checks of a server $node that has just run the block that subscribes it
+# with copies (replication/join-subscribe-d or a block in its place): the
+# block returned with every copy done, and $node's log shows its $want copies
+# (table synchronization workers) one at a time, none started before the one
+# before it finished.  Two checks.
+sub readme_join_copies
+{
+	my ($node, $label, $want) = @_;
+	is($node->safe_psql('app', q{SELECT count(*) FROM pg_subscription_rel WHERE srsubstate <> 'r'}),
+		'0', "$label: every copy was done when the block returned");
+	my (%start, @runs);
+	foreach my $line (split /\n/, PostgreSQL::Test::Utils::slurp_file($node->logfile))
+	{
+		next
+		  unless $line =~ /^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+) .*table synchronization worker for subscription "([^"]+)", table "([^"]+)" has (started|finished)/;
+		my ($at, $copy) = ($1, "$2/$3");
+		if ($4 eq 'started') { $start{$copy} = $at; next; }
+		push @runs, [ delete $start{$copy}, $at, $copy ] if defined $start{$copy};
+	}
+	push @runs, [ $start{$_}, '9999', "$_ (unfinished)" ] foreach sort keys %start;
+	my @overlaps;
+	foreach my $i (0 .. $#runs)
+	{
+		foreach my $j ($i + 1 .. $#runs)
+		{
+			my ($x, $y) = @runs[ $i, $j ];
+			# timestamps of one format compare as text
+			push @overlaps, "$x->[2] ($x->[0] to $x->[1]) and $y->[2] ($y->[0] to $y->[1])"
+			  if $x->[0] lt $y->[1] && $y->[0] lt $x->[1];
+		}
+	}
+	ok(@runs == $want && !@overlaps,
+		"$label: $want copies in the log of " . $node->name . ', one at a time')
+	  or diag(join("\n", scalar(@runs) . ' copies:', @overlaps));
+	return;
 }
 
 # Waits until the check block of the recipe shows, on $node, the subscriptions
