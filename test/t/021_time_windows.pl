@@ -67,7 +67,10 @@ my $partman;
 	my @missing = grep { !-e "$share/extension/$_.control" } qw(pg_partman pg_cron);
 	plan skip_all => join(' and ', @missing) . (@missing > 1 ? ' are' : ' is')
 	  . " not installed for PostgreSQL $pg ($share/extension): "
-	  . ($pg >= 19
+	  . ($share !~ m{^/usr/share/postgresql/}
+		? 'this server is not Debian\'s (scripts/pgcassert.sh builds it from source), and '
+		  . 'Debian\'s packages install into Debian\'s own'
+		: $pg >= 19
 		? "not packaged for $pg yet (Debian sid, experimental)"
 		: "Debian: apt-get install " . join(' ', map { "postgresql-$pg-" . s/^pg_//r } @missing))
 	  if @missing;
