@@ -332,8 +332,10 @@ _pgr_packages() {	# VER -> the package list, one line, sorted
 	fi
 	# The production parts that do not depend on the server's version, at
 	# the suite's own versions (19: sid's): PgBouncer (test/t/023), the
-	# exporters and Prometheus with promtool (test/t/022, 026), curl
-	p+=(pgbouncer prometheus-postgres-exporter prometheus-sql-exporter prometheus curl)
+	# exporters, Prometheus with promtool and Alertmanager with amtool
+	# (test/t/022, 026), curl
+	p+=(pgbouncer prometheus-postgres-exporter prometheus-sql-exporter prometheus
+		prometheus-alertmanager curl)
 	# test/t/023_pgbouncer.pl: pgjdbc and psycopg 3 through the pooler
 	p+=(libpostgresql-jdbc-java default-jdk-headless python3-psycopg)
 	p+=(uuid-dev libssl-dev make gcc libc6-dev perl libipc-run-perl)

@@ -58,8 +58,9 @@ PACKAGES+=(postgresql-15-partman prometheus-postgres-exporter pgbouncer curl)
 # pg_cron runs pg_partman's maintenance in doc/time-windows.md; the SQL
 # exporter is what doc/metrics.md recommends where postgres_exporter's
 # queries file is deprecated; Prometheus (with promtool) loads the rules of
-# monitoring/ (test/t/022, 026).
-PACKAGES+=(postgresql-15-cron prometheus-sql-exporter prometheus)
+# monitoring/ (test/t/022, 026), and Alertmanager (with amtool) routes the
+# alerts of doc/alerting.md (test/t/026).
+PACKAGES+=(postgresql-15-cron prometheus-sql-exporter prometheus prometheus-alertmanager)
 # High availability (doc/high-availability.md, doc/backups.md, test/t/024 and
 # 025): Patroni with etcd (etcd-server has the daemon, etcd-client etcdctl),
 # and pgBackRest.  Their package scripts try to start the daemons: the

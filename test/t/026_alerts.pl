@@ -20,14 +20,20 @@
 #    subscription disabled, a partition attached by hand without its
 #    truncate guard, the monitoring role without pg_monitor, the exporter
 #    stopped (and not CounterCrdtMetricsGone);
+#  - Alertmanager by the recipes alerting/alertmanager.yml (group_wait and
+#    group_interval 1 s, its webhooks answered by a child of the test) and
+#    alerting/alertmanager-check (amtool): each fault's alert arrives at the
+#    receiver of its severity, firing, then resolved after the repair; every
+#    notification went to the receiver of its alerts' severity and named an
+#    alert of a fault made;
 #  - every rule Prometheus loaded has severity page or ticket, a summary, a
 #    description and a runbook naming a heading of doc/alerting.md, and the
 #    page's table of alerts gives each its severity and for: as loaded;
 #  - every expr of the Grafana dashboard monitoring/grafana/counter_crdt.json
 #    has a non-empty result on the live Prometheus.
 #
-# Skipped when Prometheus, promtool, prometheus-postgres-exporter or curl is
-# not installed.  Everything it starts is stopped at the end, also on failure.
+# Skipped when Prometheus, promtool, prometheus-postgres-exporter,
+# Alertmanager, amtool or curl is not installed.  Everything it starts is stopped at the end, also on failure.
 use strict;
 use warnings;
 
@@ -37,6 +43,7 @@ use PostgreSQL::Test::Cluster;
 use Test::More;
 use Time::HiRes qw(time usleep);
 use JSON::PP ();
+use IO::Socket::INET;
 use POSIX ();
 use FindBin;
 use lib $FindBin::RealBin;
@@ -48,6 +55,8 @@ my %bin = (
 	prometheus => [ '/usr/bin/prometheus', 'prometheus' ],
 	promtool => [ '/usr/bin/promtool', 'prometheus' ],
 	'prometheus-postgres-exporter' => [ '/usr/bin/prometheus-postgres-exporter', 'prometheus-postgres-exporter' ],
+	alertmanager => [ '/usr/bin/prometheus-alertmanager', 'prometheus-alertmanager' ],
+	amtool => [ '/usr/bin/amtool', 'prometheus-alertmanager' ],
 	curl => [ '/usr/bin/curl', 'curl' ]);
 foreach my $tool (sort keys %bin)
 {
@@ -146,6 +155,64 @@ my $exp_cmd = recipe('metrics/exporter', {
 my $exp_log = "$dir/exporter.log";
 my $exporter = start_bg($exp_log, 'bash', '-c', $exp_cmd);
 
+# The receivers' webhooks, answered by a child of the test: each request
+# it receives is a line of $hooks, its path and its body.
+my $hooks = "$dir/webhooks.log";
+my $hook_port = PostgreSQL::Test::Cluster::get_free_port();
+{
+	my $srv = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => $hook_port,
+		Listen => 16, ReuseAddr => 1) or die "cannot listen on 127.0.0.1:$hook_port: $!";
+	my $pid = fork() // die "fork: $!";
+	if ($pid == 0)
+	{
+		# the test's handlers (SignalExit) would run its END blocks here
+		$SIG{$_} = 'DEFAULT' foreach qw(TERM INT HUP);
+		setpgrp(0, 0);
+		while (my $c = $srv->accept)
+		{
+			my $req = <$c> // '';
+			my $len = 0;
+			while (defined(my $h = <$c>))
+			{
+				last if $h =~ /^\r?\n$/;
+				$len = $1 if $h =~ /^Content-Length:\s*(\d+)/i;
+			}
+			my $body = '';
+			read($c, $body, $len) if $len;
+			$body =~ s/\n//g;
+			my ($path) = $req =~ m{^POST (\S+) };
+			if (open(my $fh, '>>', $hooks))
+			{
+				print $fh ($path // '?') . "\t$body\n";
+				close($fh);
+			}
+			print $c "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+			close($c);
+		}
+		POSIX::_exit(0);
+	}
+	close($srv);
+	push @pids, $pid;
+}
+
+# Alertmanager by the recipe, its webhooks those above, its waits of 1 s
+# (group_wait 30s, group_interval 5m: a test cannot wait them).
+my $am_conf = "$dir/alertmanager.yml";
+PostgreSQL::Test::Utils::append_to_file($am_conf, recipe('alerting/alertmanager.yml', {
+	'http://127.0.0.1:8080/' => "http://127.0.0.1:$hook_port/",
+	'group_wait: 30s' => 'group_wait: 1s',
+	'group_interval: 5m' => 'group_interval: 1s' }));
+{
+	my $cmd = recipe('alerting/alertmanager-check', { '/etc/prometheus/alertmanager.yml' => $am_conf });
+	my $out = `$cmd 2>&1`;
+	ok($? == 0 && $out =~ /SUCCESS/ && $out =~ /\b2 receivers\b/,
+		'recipe alerting/alertmanager-check: SUCCESS, 2 receivers') or diag($out);
+}
+my $am_port = PostgreSQL::Test::Cluster::get_free_port();
+my $am_log = "$dir/alertmanager.log";
+start_bg($am_log, $bin{alertmanager}[0], "--config.file=$am_conf", "--storage.path=$dir/alertmanager-data",
+	"--web.listen-address=127.0.0.1:$am_port", '--cluster.listen-address=');
+
 # Prometheus by the recipe, loading the shipped rules and the short copy.
 my $rules = PostgreSQL::Test::Utils::slurp_file("$mon/counter_crdt_rules.yml");
 (my $short = $rules) =~ s/^(\s+for: )\S+$/${1}2s/mg;
@@ -159,6 +226,7 @@ my $prom_port = PostgreSQL::Test::Cluster::get_free_port();
 PostgreSQL::Test::Utils::append_to_file("$dir/prometheus.yml", recipe('alerting/prometheus.yml', {
 	'15s' => '1s',
 	'/etc/prometheus/counter_crdt_rules.yml' => "$mon/counter_crdt_rules.yml\n  - $dir/counter_crdt_rules_short.yml",
+	'127.0.0.1:9093' => "127.0.0.1:$am_port",
 	'127.0.0.1:9187' => "127.0.0.1:$exp_port" }));
 my $prom_log = "$dir/prometheus.log";
 start_bg($prom_log, $bin{prometheus}[0], "--config.file=$dir/prometheus.yml",
@@ -302,21 +370,56 @@ foreach my $e (@exprs)
 	ok(wait_until(10, sub { $res = query($e); $res && @$res }), "dashboard expr has a result: $e");
 }
 
+# The notifications the webhooks received: [path, decoded body], in order.
+sub notifications
+{
+	return () unless -e $hooks;
+	return map {
+		my ($path, $body) = split /\t/, $_, 2;
+		[ $path, eval { JSON::PP::decode_json($body) } // { bad => $body } ];
+	} split /\n/, slurp_file($hooks);
+}
+
+# Whether a notification at /$receiver holds alert $name (labels including
+# %$match) with status $status.
+sub notified
+{
+	my ($receiver, $name, $match, $status) = @_;
+	foreach my $n (notifications())
+	{
+		next unless $n->[0] eq "/$receiver" && ($n->[1]{receiver} // '') eq $receiver;
+		foreach my $al (@{ $n->[1]{alerts} // [] })
+		{
+			my $l = $al->{labels};
+			return 1
+			  if ($l->{alertname} // '') eq $name && ($al->{status} // '') eq $status
+			  && !grep { ($l->{$_} // '') ne $match->{$_} } keys %$match;
+		}
+	}
+	return 0;
+}
+
 # A fault's alert $name (labels including %$match): pending with the
-# shipped rules (firing where the rule has no for:), firing with the copy;
-# then $meanwhile (checks while it fires), $fix, and the alert gone from
-# both.
+# shipped rules (firing where the rule has no for:), firing with the copy,
+# and sent by Alertmanager to the receiver of its severity; then $meanwhile
+# (checks while it fires), $fix, and the alert gone from both, and sent to
+# that receiver again as resolved.
 sub see_alert
 {
 	my ($what, $name, $match, $fix, $meanwhile) = @_;
 	my $g = $group_of{$name} or die "no alert $name";
 	my $want = $rules_now->{$g}{$name}{duration} ? 'pending' : 'firing';
+	my $receiver = $rules_now->{$g}{$name}{labels}{severity};
 	my $t = time;
 	ok(wait_until(30, sub { my $r = rules(); $r && state_of($r, $g, $name, $match) eq $want }),
 		"$what: $name is $want with the shipped rules") or diag(join("\n", active()));
 	ok(wait_until(30, sub { my $r = rules(); $r && state_of($r, "${g}_short", $name, $match) eq 'firing' }),
 		"$what: $name fires with for: 2s") or diag(join("\n", active()));
 	note(sprintf('%s: seen in %.1f s', $name, time - $t));
+	ok(wait_until(30, sub { notified($receiver, $name, $match, 'firing') }),
+		"$what: Alertmanager sends $name to the receiver $receiver")
+	  or diag(slurp_file($am_log) . join("\n", map { "$_->[0] " . JSON::PP::encode_json($_->[1]) } notifications()));
+	note(sprintf('%s: notified in %.1f s', $name, time - $t));
 	$meanwhile->() if $meanwhile;
 	$fix->();
 	ok(wait_until(30, sub {
@@ -324,6 +427,9 @@ sub see_alert
 				$r && state_of($r, $g, $name, $match) eq '' && state_of($r, "${g}_short", $name, $match) eq '';
 			}),
 		"$what, repaired: $name is resolved") or diag(join("\n", active()));
+	ok(wait_until(30, sub { notified($receiver, $name, $match, 'resolved') }),
+		"$what, repaired: the receiver $receiver hears that $name is resolved")
+	  or diag(join("\n", map { "$_->[0] " . JSON::PP::encode_json($_->[1]) } notifications()));
 	return;
 }
 
@@ -386,6 +492,30 @@ see_alert('the exporter stopped', 'CounterCrdtExporterDown', { instance => "127.
 
 ok(wait_until(30, sub { @active = active(); !@active }), 'no alert is active after the repairs')
   or diag(join("\n", @active));
+
+# Every notification went to the receiver of its alerts' severity, and
+# named only alerts of the faults made.  CounterCrdtMetricsAbsent is one:
+# the exporter stopped was the only one, so no counter_crdt series was left
+# (and the copy's for: of 2 s may also see Prometheus's first scrape late).
+my %made = map { $_ => 1 } qw(CounterCrdtOwnIdConflict CounterCrdtSubscriptionDisabled
+  CounterCrdtTruncateNotRefused CounterCrdtColumnMetricsMissing CounterCrdtExporterDown
+  CounterCrdtMetricsAbsent);
+my @misrouted;
+my @notes = notifications();
+foreach my $n (@notes)
+{
+	my $to = $n->[0] =~ s{^/}{}r;
+	foreach my $al (@{ $n->[1]{alerts} // [ { labels => { alertname => 'none' } } ] })
+	{
+		my $l = $al->{labels};
+		my $sev = ($l->{severity} // '') eq 'page' ? 'page' : 'ticket';
+		push @misrouted, "$l->{alertname} ($sev) at /$to"
+		  unless $sev eq $to && $made{ $l->{alertname} // '' };
+	}
+}
+ok(@notes >= 10 && !@misrouted, scalar(@notes) . ' notifications, each at the receiver of its severity, '
+	  . 'each of an alert whose fault was made')
+  or diag(join("\n", @misrouted));
 
 stop_bg($_) foreach (my @p = @pids);
 note(sprintf('026 took %.1f s', time - $started));
