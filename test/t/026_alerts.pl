@@ -380,6 +380,12 @@ sub notifications
 	} split /\n/, slurp_file($hooks);
 }
 
+# What the webhooks received, as they wrote it, for a diagnostic.
+sub hooks_text
+{
+	return -e $hooks ? slurp_file($hooks) : "(no notification)\n";
+}
+
 # Whether a notification at /$receiver holds alert $name (labels including
 # %$match) with status $status.
 sub notified
@@ -418,7 +424,7 @@ sub see_alert
 	note(sprintf('%s: seen in %.1f s', $name, time - $t));
 	ok(wait_until(30, sub { notified($receiver, $name, $match, 'firing') }),
 		"$what: Alertmanager sends $name to the receiver $receiver")
-	  or diag(slurp_file($am_log) . join("\n", map { "$_->[0] " . JSON::PP::encode_json($_->[1]) } notifications()));
+	  or diag(slurp_file($am_log) . hooks_text());
 	note(sprintf('%s: notified in %.1f s', $name, time - $t));
 	$meanwhile->() if $meanwhile;
 	$fix->();
@@ -429,7 +435,7 @@ sub see_alert
 		"$what, repaired: $name is resolved") or diag(join("\n", active()));
 	ok(wait_until(30, sub { notified($receiver, $name, $match, 'resolved') }),
 		"$what, repaired: the receiver $receiver hears that $name is resolved")
-	  or diag(join("\n", map { "$_->[0] " . JSON::PP::encode_json($_->[1]) } notifications()));
+	  or diag(hooks_text());
 	return;
 }
 
