@@ -8,6 +8,7 @@
 
 #include "access/htup_details.h"
 #include "access/table.h"
+#include "access/transam.h"
 #include "catalog/dependency.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_extension.h"
@@ -133,4 +134,65 @@ cc_counter_type(Oid nsp)
 	if (!OidIsValid(counter_type))
 		elog(ERROR, "type counter_crdt not found in schema %u", nsp);
 	return counter_type;
+}
+
+/*
+ * Whether a column of type typid holds counters as plain values: the type
+ * counter_crdt (counter_type) or a domain over it, at any depth.  Types of
+ * the system catalogs are neither: no lookup for them.
+ */
+bool
+cc_is_counter_type(Oid typid, Oid counter_type)
+{
+	if (typid == counter_type)
+		return true;
+	if (typid < FirstNormalObjectId)
+		return false;
+	return getBaseType(typid) == counter_type;
+}
+
+/*
+ * Whether a column of type typid may hold counters inside another value: an
+ * array, a composite, a range or multirange of counters (through domains,
+ * at any depth).  Such counters are no counter column's: the sweeps do not
+ * visit them and the metrics do not count them.
+ */
+bool
+cc_type_nests_counter(Oid typid, Oid counter_type)
+{
+	Oid			base;
+	Oid			inner;
+	Oid			relid;
+	bool		nests = false;
+
+	check_stack_depth();
+	CHECK_FOR_INTERRUPTS();
+	base = typid < FirstNormalObjectId ? typid : getBaseType(typid);
+	if (base < FirstNormalObjectId || base == counter_type)
+		return false;
+	if (OidIsValid(inner = get_element_type(base)))
+		return cc_is_counter_type(inner, counter_type) ||
+			cc_type_nests_counter(inner, counter_type);
+	if (OidIsValid(inner = get_range_subtype(base)))
+		return cc_is_counter_type(inner, counter_type) ||
+			cc_type_nests_counter(inner, counter_type);
+	if (OidIsValid(inner = get_multirange_range(base)))
+		return cc_type_nests_counter(inner, counter_type);
+	if (!OidIsValid(relid = get_typ_typrelid(base)))
+		return false;
+	for (AttrNumber a = 1; !nests; a++)
+	{
+		HeapTuple	tup = SearchSysCache2(ATTNUM, ObjectIdGetDatum(relid),
+										  Int16GetDatum(a));
+		Form_pg_attribute att;
+
+		if (!HeapTupleIsValid(tup))
+			break;
+		att = (Form_pg_attribute) GETSTRUCT(tup);
+		if (!att->attisdropped)
+			nests = cc_is_counter_type(att->atttypid, counter_type) ||
+				cc_type_nests_counter(att->atttypid, counter_type);
+		ReleaseSysCache(tup);
+	}
+	return nests;
 }

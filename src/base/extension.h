@@ -18,6 +18,8 @@ extern Oid	cc_extension_relation(const char *relname, char relkind);
 extern bool cc_extension_table_as_made(Oid relid, const Oid *types,
 									   int min_natts, int natts);
 extern Oid	cc_counter_type(Oid nsp);
+extern bool cc_is_counter_type(Oid typid, Oid counter_type);
+extern bool cc_type_nests_counter(Oid typid, Oid counter_type);
 
 /*
  * A plain sequential scan of a whole table under snap, as the extension's

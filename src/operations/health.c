@@ -355,6 +355,7 @@ cc_health_table(CcHealth *h, const CcExtension *ext, Oid relid)
 	rel = try_relation_open(relid, AccessShareLock);
 	if (rel == NULL)
 		return;
+	CHECK_FOR_INTERRUPTS();
 	object = DatumGetCString(DirectFunctionCall1(regclassout, ObjectIdGetDatum(relid)));
 	cc_find_triggers(rel, ext, &trg);
 	problems = cc_table_check(rel, ext->counter_type, &info);
@@ -430,12 +431,15 @@ cc_tables_sql(void)
 
 	initStringInfo(&sql);
 	appendStringInfoString(&sql,
+						   "WITH RECURSIVE ct(oid) AS (SELECT $1 UNION"
+						   "  SELECT t.oid FROM pg_catalog.pg_type t JOIN ct ON t.typbasetype OPERATOR(pg_catalog.=) ct.oid"
+						   "   WHERE t.typtype OPERATOR(pg_catalog.=) 'd')"
 						   "SELECT c.oid FROM pg_catalog.pg_class c"
 						   " WHERE c.relkind OPERATOR(pg_catalog.=) ANY ('{r,p}'::pg_catalog.\"char\"[])"
 						   "   AND EXISTS (SELECT FROM pg_catalog.pg_attribute a"
 						   "                WHERE a.attrelid OPERATOR(pg_catalog.=) c.oid"
 						   "                  AND a.attnum OPERATOR(pg_catalog.>) 0 AND NOT a.attisdropped"
-						   "                  AND a.atttypid OPERATOR(pg_catalog.=) $1)"
+						   "                  AND a.atttypid OPERATOR(pg_catalog.=) ANY (SELECT oid FROM ct))"
 						   "   AND (c.oid OPERATOR(pg_catalog.=) ANY (SELECT srrelid FROM pg_catalog.pg_subscription_rel)"
 						   "        OR EXISTS (SELECT FROM pg_catalog.pg_publication_tables pt"
 						   "                     JOIN pg_catalog.pg_namespace n ON n.nspname OPERATOR(pg_catalog.=) pt.schemaname"
@@ -717,6 +721,48 @@ cc_health_unlogged_on_standby(CcHealth *h, const CcExtension *ext)
 	}
 }
 
+/*
+ * Columns that hold counters inside other values (arrays, composites,
+ * ranges): one row each, whoever may read the table, as its columns are in
+ * pg_attribute for all.
+ */
+static void
+cc_health_nested(CcHealth *h, const CcExtension *ext)
+{
+	ListCell   *lc;
+
+	foreach(lc, cc_nested_columns(ext->counter_type))
+	{
+		const CcColumn *col = lfirst(lc);
+
+		cc_health_row(h, "counters_in_nested_column",
+					  psprintf("%s.%s", col->relname, quote_identifier(col->attname)),
+					  psprintf("Column %s of %s holds counters inside other values (an array, a composite or a range): "
+							   "they are no counter column's, so counter_crdt_stat does not count them, the sweeps do "
+							   "not fold or forget writers in them, and a forget of writers is not proven while it exists "
+							   "(its writers are listed as retired, not forgotten).",
+							   quote_identifier(col->attname), col->relname),
+					  "Keep counters in counter_crdt columns (or columns of a domain over counter_crdt), one per row "
+					  "and column, and drop the column once its counters are moved.");
+	}
+}
+
+/* The arguments of cc_health_table() through cc_within_lock_timeout(). */
+typedef struct CcHealthTable
+{
+	CcHealth   *h;
+	const CcExtension *ext;
+	Oid			relid;
+} CcHealthTable;
+
+static void
+cc_health_table_locked(void *arg)
+{
+	CcHealthTable *ht = arg;
+
+	cc_health_table(ht->h, ht->ext, ht->relid);
+}
+
 PG_FUNCTION_INFO_V1(counter_crdt_health);
 Datum
 counter_crdt_health(PG_FUNCTION_ARGS)
@@ -768,7 +814,23 @@ counter_crdt_health(PG_FUNCTION_ARGS)
 												   SPI_tuptable->tupdesc, 1, &isnull));
 	}
 	for (uint64 r = 0; r < ntables; r++)
-		cc_health_table(&h, &ext, tables[r]);
+	{
+		CcHealthTable ht = {&h, &ext, tables[r]};
+
+		if (!cc_within_lock_timeout(cc_health_table_locked, &ht))
+		{
+			char	   *object = DatumGetCString(DirectFunctionCall1(regclassout,
+																	 ObjectIdGetDatum(tables[r])));
+
+			cc_health_row(&h, "table_locked_skipped", object,
+						  psprintf("Table %s, or one of its partitions, could not be locked within lock_timeout "
+								   "(someone's DDL holds it): its checks were skipped, and counter_crdt_stat_tables "
+								   "has no figures of it this time.", object),
+						  "Find the session that holds the lock in pg_locks (granted AccessExclusiveLock on the table); "
+						  "the next check reads the table once it is released.");
+		}
+	}
+	cc_health_nested(&h, &ext);
 	cc_health_unlogged_on_standby(&h, &ext);
 	cc_health_pglogical_subscriptions(&h);
 	cc_health_conflicts(&h, &ext);

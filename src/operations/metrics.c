@@ -45,6 +45,7 @@
 #include "executor/tuptable.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "storage/lmgr.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
@@ -201,25 +202,6 @@ cc_metrics_conflicts(void)
 	return counts;
 }
 
-/*
- * Whether the caller sees the figures of col's table: a member of
- * pg_monitor does; another role when it may SELECT the table or the column
- * and no row security applies to it (the figures of rows a policy hides
- * would tell of them).
- */
-static bool
-cc_metrics_visible(const CcColumn *col, bool monitor)
-{
-	Oid			user = GetUserId();
-
-	if (monitor)
-		return true;
-	if (pg_class_aclcheck(col->relid, user, ACL_SELECT) != ACLCHECK_OK &&
-		pg_attribute_aclcheck(col->relid, col->attnum, user, ACL_SELECT) != ACLCHECK_OK)
-		return false;
-	return check_enable_rls(col->relid, InvalidOid, true) != RLS_ENABLED;
-}
-
 /* Counts one value of a column. */
 static void
 cc_metrics_value(CcColumnStat *st, Datum d)
@@ -353,14 +335,30 @@ cc_metrics_scan(Relation rel, CcColumnStat **stats, const AttrNumber *attnums,
 	UnregisterSnapshot(snap);
 }
 
-/* Opens rel for a scan, or NULL: dropped meanwhile, or no data here. */
+/*
+ * Opens relid for a scan, or NULL: dropped meanwhile, no data here, or
+ * locked by someone else beyond lock_timeout (a WARNING: the table is
+ * skipped, as a SELECT of it would fail, and the scrape goes on without
+ * its figures; counter_crdt_health() counts the tables it skips so).
+ */
 static Relation
 cc_metrics_open(Oid relid)
 {
-	Relation	rel = try_table_open(relid, AccessShareLock);
+	Relation	rel;
 
+	if (!cc_lock_within_timeout(relid, AccessShareLock))
+	{
+		ereport(WARNING,
+				(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
+				 errmsg("counter_crdt metrics skip table %s: it could not be locked within lock_timeout",
+						get_rel_name(relid) ? get_rel_name(relid) : "(dropped)")));
+		return NULL;
+	}
+	rel = try_table_open(relid, NoLock);
+	if (rel == NULL)			/* dropped before it was locked */
+		UnlockRelationOid(relid, AccessShareLock);
 	/* an unlogged table on a standby: no data here (health names it) */
-	if (rel != NULL && cc_no_data_here(rel->rd_rel->relpersistence))
+	else if (cc_no_data_here(rel->rd_rel->relpersistence))
 	{
 		table_close(rel, AccessShareLock);
 		rel = NULL;
@@ -399,8 +397,8 @@ cc_metrics_stat_free(CcColumnStat *st)
 typedef struct CcTableStat
 {
 	CcColumn	col;			/* the column of the table it is of */
-	char	   *nspname;
-	char	   *name;			/* the table's name, unqualified */
+	const char *nspname;
+	const char *name;			/* the table's name, unqualified */
 	int64		partitions;		/* partitions read into it */
 	int64		scanned;		/* tables read into it */
 	int64		own_id;
@@ -408,194 +406,265 @@ typedef struct CcTableStat
 	CcColumnStat st;
 } CcTableStat;
 
-/* Key of a group: the table and the column's name. */
-typedef struct CcTableKey
+/*
+ * A counter column of a table with storage, and the table its figures are
+ * shown under: itself, or where named its topmost partitioned table.
+ */
+typedef struct CcMetricsCol
 {
-	Oid			relid;
-	NameData	attname;
-} CcTableKey;
+	const CcColumn *col;
+	Oid			top;
+	const char *nspname;		/* of top */
+	const char *name;
+	bool		gone;			/* top dropped meanwhile */
+} CcMetricsCol;
 
-typedef struct CcTableEntry
-{
-	CcTableKey	key;
-	CcTableStat *t;				/* NULL: the caller does not see it */
-} CcTableEntry;
-
-/* Orders groups by schema, table name, then column number. */
+/* Orders columns by their table's schema and name, the table, then the column. */
 static int
-cc_table_stat_cmp(const ListCell *a, const ListCell *b)
+cc_metrics_col_cmp(const void *a, const void *b)
 {
-	const CcTableStat *x = lfirst(a),
-			   *y = lfirst(b);
+	const CcMetricsCol *x = a,
+			   *y = b;
 	int			c = strcmp(x->nspname, y->nspname);
 
 	if (c == 0)
 		c = strcmp(x->name, y->name);
 	if (c == 0)
-		c = (x->col.relid > y->col.relid) - (x->col.relid < y->col.relid);
+		c = (x->top > y->top) - (x->top < y->top);
 	if (c == 0)
-		c = (x->col.attnum > y->col.attnum) - (x->col.attnum < y->col.attnum);
+		c = (x->col->relid > y->col->relid) - (x->col->relid < y->col->relid);
+	if (c == 0)
+		c = (x->col->attnum > y->col->attnum) - (x->col->attnum < y->col->attnum);
 	return c;
 }
 
 /*
- * The group of one counter column of a table with storage (its topmost
- * partitioned table's where named), made on first sight and appended to
- * *order; NULL when the caller does not see that table.
+ * The table that relid's figures are shown under where named: its topmost
+ * partitioned table, or itself when it is no partition, or a partition
+ * being detached (DETACH ... CONCURRENTLY waiting or interrupted: its
+ * parent's queries no longer read it, and it has no ancestors to name).
+ */
+static Oid
+cc_metrics_top(Oid relid)
+{
+	List	   *ancestors;
+	Oid			top;
+
+	if (!get_rel_relispartition(relid))
+		return relid;
+	ancestors = get_partition_ancestors(relid);
+	top = ancestors == NIL ? relid : llast_oid(ancestors);
+	list_free(ancestors);
+	return top;
+}
+
+/*
+ * Whether the caller sees the figures of col's table: a member of
+ * pg_monitor does; another role when it may look the table up (USAGE on
+ * its schema), may SELECT the table or the column, and no row security
+ * applies to it (the figures of rows a policy hides would tell of them).
+ */
+static bool
+cc_metrics_visible(const CcColumn *col, bool monitor)
+{
+	Oid			user = GetUserId();
+	Oid			nsp;
+
+	if (monitor)
+		return true;
+	nsp = get_rel_namespace(col->relid);
+	if (!OidIsValid(nsp) ||
+#if PG_VERSION_NUM >= 160000
+		object_aclcheck(NamespaceRelationId, nsp, user, ACL_USAGE) != ACLCHECK_OK
+#else
+		pg_namespace_aclcheck(nsp, user, ACL_USAGE) != ACLCHECK_OK
+#endif
+		)
+		return false;
+	if (pg_class_aclcheck(col->relid, user, ACL_SELECT) != ACLCHECK_OK &&
+		pg_attribute_aclcheck(col->relid, col->attnum, user, ACL_SELECT) != ACLCHECK_OK)
+		return false;
+	return check_enable_rls(col->relid, InvalidOid, true) != RLS_ENABLED;
+}
+
+/*
+ * The group of mc's column in groups[0..*ngroups), made on first sight;
+ * NULL when the caller does not see its table (or it went meanwhile).
  */
 static CcTableStat *
-cc_table_group(HTAB *groups, List **order, const CcColumn *col, bool named,
-			   bool monitor)
+cc_table_group(CcTableStat **groups, int *ngroups, const CcMetricsCol *mc, bool monitor)
 {
-	CcTableKey	key;
-	CcTableEntry *e;
-	bool		found;
+	CcTableStat *t;
 
-	memset(&key, 0, sizeof(key));
-	key.relid = col->relid;
-	if (named && get_rel_relispartition(col->relid))
-		key.relid = llast_oid(get_partition_ancestors(col->relid));
-	namestrcpy(&key.attname, col->attname);
-	e = hash_search(groups, &key, HASH_ENTER, &found);
-	if (!found)
+	for (int g = 0; g < *ngroups; g++)
+		if (strcmp(groups[g]->col.attname, mc->col->attname) == 0)
+			return groups[g]->scanned < 0 ? NULL : groups[g];
+	t = palloc0(sizeof(CcTableStat));
+	t->col = *mc->col;
+	t->col.relid = mc->top;
+	if (mc->top != mc->col->relid)
+		t->col.attnum = get_attnum(mc->top, mc->col->attname);
+	t->nspname = mc->nspname;
+	t->name = mc->name;
+	groups[(*ngroups)++] = t;
+	if (mc->gone || t->col.attnum == InvalidAttrNumber ||
+		!cc_metrics_visible(&t->col, monitor))
 	{
-		CcTableStat *t = palloc0(sizeof(CcTableStat));
-
-		e->t = NULL;
-		t->col = *col;
-		if (key.relid != col->relid)
-		{
-			t->col.relid = key.relid;
-			t->col.attnum = get_attnum(key.relid, col->attname);
-		}
-		t->nspname = get_namespace_name(get_rel_namespace(key.relid));
-		t->name = get_rel_name(key.relid);
-		if (t->col.attnum == InvalidAttrNumber || t->nspname == NULL || t->name == NULL ||
-			!cc_metrics_visible(&t->col, monitor))
-		{
-			pfree(t);
-			return NULL;
-		}
-		cc_metrics_stat_init(&t->st);
-		e->t = t;
-		*order = lappend(*order, t);
+		t->scanned = -1;		/* remembered as not seen */
+		return NULL;
 	}
-	return e->t;
+	cc_metrics_stat_init(&t->st);
+	return t;
+}
+
+/* Orders a table's groups by column number. */
+static int
+cc_table_stat_cmp(const void *a, const void *b)
+{
+	const CcTableStat *x = *(CcTableStat *const *) a,
+			   *y = *(CcTableStat *const *) b;
+
+	return (x->col.attnum > y->col.attnum) - (x->col.attnum < y->col.attnum);
 }
 
 /* Puts the row of one group that was read. */
 typedef void (*CcMetricsEmit) (ReturnSetInfo *rsinfo, CcTableStat *t);
 
-/* Emits t if it was read, then frees it (its group's entry is not used again). */
+/*
+ * Reads one table with storage, cols[0..n) its counter columns, into the
+ * groups of the table they are shown under (made as needed).
+ */
 static void
-cc_metrics_finish(ReturnSetInfo *rsinfo, CcTableStat *t, CcMetricsEmit emit)
+cc_metrics_table(const CcMetricsCol *cols, int n, CcTableStat **groups, int *ngroups,
+				 bool monitor, HTAB *conflicts, MemoryContext rowcxt)
 {
-	if (t->scanned > 0)
-		emit(rsinfo, t);
-	cc_metrics_stat_free(&t->st);
-	pfree(t);
+	Oid			relid = cols[0].col->relid;
+	CcColumnStat **ptrs = palloc(n * sizeof(CcColumnStat *));
+	CcTableStat **tables = palloc(n * sizeof(CcTableStat *));
+	AttrNumber *attnums = palloc(n * sizeof(AttrNumber));
+	int			nvisible = 0;
+	Relation	rel;
+
+	for (int k = 0; k < n; k++)
+	{
+		CcTableStat *t = cc_table_group(groups, ngroups, &cols[k], monitor);
+
+		if (t == NULL)
+			continue;
+		tables[nvisible] = t;
+		ptrs[nvisible] = &t->st;
+		attnums[nvisible] = cols[k].col->attnum;
+		nvisible++;
+	}
+	rel = nvisible > 0 ? cc_metrics_open(relid) : NULL;
+	if (rel != NULL)			/* else none visible, gone, locked or no data */
+	{
+		cc_metrics_scan(rel, ptrs, attnums, nvisible, rowcxt);
+		table_close(rel, AccessShareLock);
+		for (int k = 0; k < nvisible; k++)
+		{
+			CcConflictKey key;
+			CcConflictCount *c;
+
+			memset(&key, 0, sizeof(key));
+			key.relid = relid;
+			key.attnum = attnums[k];
+			c = hash_search(conflicts, &key, HASH_FIND, NULL);
+			if (c != NULL)
+			{
+				tables[k]->own_id += c->own_id;
+				tables[k]->near_limit += c->near_limit;
+			}
+			tables[k]->scanned++;
+			if (tables[k]->col.relid != relid)
+				tables[k]->partitions++;
+		}
+	}
+	pfree(ptrs);
+	pfree(tables);
+	pfree(attnums);
 }
 
 /*
  * Reads every counter column of the tables with storage that the caller
  * sees, each table in one scan, into groups: one per column of a table with
- * storage, or of a table as its users name it (named).  Emits the groups
- * that were read: table by table in the order of cc_sweep_columns() (each
- * freed once emitted, so that memory does not grow with the tables), or,
- * where named, at the end by schema, name and column.
+ * storage, or where named of a table as its users name it.  The columns
+ * are taken table by table as they are shown (in the order of
+ * cc_sweep_columns(), or where named by schema, name and column), so that
+ * each shown table's groups are emitted and freed before the next one's are
+ * made: memory grows with the largest partitioned table, not the schema.
  */
 static void
 cc_metrics_collect(ReturnSetInfo *rsinfo, Oid nspid, bool named, CcMetricsEmit emit)
 {
 	bool		monitor = has_privs_of_role(GetUserId(), ROLE_PG_MONITOR);
-	List	   *cols = cc_sweep_columns(InvalidOid, cc_counter_type(nspid));
+	List	   *list = cc_sweep_columns(InvalidOid, cc_counter_type(nspid));
 	HTAB	   *conflicts = cc_metrics_conflicts();
+	int			ncols = list_length(list);
+	CcMetricsCol *cols = palloc0(Max(ncols, 1) * sizeof(CcMetricsCol));
 	MemoryContext rowcxt;
-	HTAB	   *groups;
-	HASHCTL		ctl;
-	List	   *order = NIL;
-	ListCell   *lc;
-	int			ncols = list_length(cols);
-	int			i = 0;
+	int			i;
 
-	memset(&ctl, 0, sizeof(ctl));
-	ctl.keysize = sizeof(CcTableKey);
-	ctl.entrysize = sizeof(CcTableEntry);
-	ctl.hcxt = CurrentMemoryContext;
-	groups = hash_create("counter_crdt tables", 64, &ctl,
-						 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	for (i = 0; i < ncols; i++)
+	{
+		CcMetricsCol *mc = &cols[i];
+
+		mc->col = list_nth(list, i);
+		mc->top = named ? cc_metrics_top(mc->col->relid) : mc->col->relid;
+		/* the columns of one table lie together: their top's names once */
+		if (i > 0 && cols[i - 1].col->relid == mc->col->relid)
+		{
+			mc->nspname = cols[i - 1].nspname;
+			mc->name = cols[i - 1].name;
+			continue;
+		}
+		mc->name = get_rel_name(mc->top);
+		mc->nspname = mc->name == NULL ? NULL :
+			get_namespace_name(get_rel_namespace(mc->top));
+		if (mc->nspname == NULL)	/* dropped meanwhile: sorts first, shows nothing */
+			mc->gone = true, mc->nspname = mc->name = "";
+		CHECK_FOR_INTERRUPTS();
+	}
+	if (named)
+		qsort(cols, ncols, sizeof(CcMetricsCol), cc_metrics_col_cmp);
 	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "counter_crdt metrics row",
 								   ALLOCSET_DEFAULT_SIZES);
+	i = 0;
 	while (i < ncols)
 	{
-		const CcColumn *first = list_nth(cols, i);
-		int			n = 1;
-		int			nvisible = 0;
-		CcColumnStat **ptrs;
-		CcTableStat **tables;
-		AttrNumber *attnums;
-		Relation	rel;
+		Oid			top = cols[i].top;
+		int			end = i;
+		int			ngroups = 0;
+		CcTableStat **groups;
 
-		/* the columns of one table lie together (sorted by table name) */
-		while (i + n < ncols && ((const CcColumn *) list_nth(cols, i + n))->relid == first->relid)
-			n++;
-		CHECK_FOR_INTERRUPTS();
-		ptrs = palloc(n * sizeof(CcColumnStat *));
-		tables = palloc(n * sizeof(CcTableStat *));
-		attnums = palloc(n * sizeof(AttrNumber));
-		for (int k = 0; k < n; k++)
+		/* the columns shown under one table */
+		while (end < ncols && cols[end].top == top)
+			end++;
+		groups = palloc((end - i) * sizeof(CcTableStat *));
+		while (i < end)
 		{
-			const CcColumn *col = list_nth(cols, i + k);
-			CcTableStat *t = cc_table_group(groups, &order, col, named, monitor);
+			int			n = 1;
 
-			if (t == NULL)
-				continue;
-			tables[nvisible] = t;
-			ptrs[nvisible] = &t->st;
-			attnums[nvisible] = col->attnum;
-			nvisible++;
+			CHECK_FOR_INTERRUPTS();
+			while (i + n < end && cols[i + n].col->relid == cols[i].col->relid)
+				n++;
+			cc_metrics_table(&cols[i], n, groups, &ngroups, monitor, conflicts, rowcxt);
+			i += n;
 		}
-		i += n;
-		rel = nvisible > 0 ? cc_metrics_open(first->relid) : NULL;
-		if (rel != NULL)		/* else none visible, dropped meanwhile, or no data */
+		qsort(groups, ngroups, sizeof(CcTableStat *), cc_table_stat_cmp);
+		for (int g = 0; g < ngroups; g++)
 		{
-			cc_metrics_scan(rel, ptrs, attnums, nvisible, rowcxt);
-			table_close(rel, AccessShareLock);
-			for (int k = 0; k < nvisible; k++)
-			{
-				CcConflictKey key;
-				CcConflictCount *c;
+			CcTableStat *t = groups[g];
 
-				memset(&key, 0, sizeof(key));
-				key.relid = first->relid;
-				key.attnum = attnums[k];
-				c = hash_search(conflicts, &key, HASH_FIND, NULL);
-				if (c != NULL)
-				{
-					tables[k]->own_id += c->own_id;
-					tables[k]->near_limit += c->near_limit;
-				}
-				tables[k]->scanned++;
-				if (tables[k]->col.relid != first->relid)
-					tables[k]->partitions++;
-			}
+			if (t->scanned > 0)
+				emit(rsinfo, t);
+			if (t->scanned >= 0)
+				cc_metrics_stat_free(&t->st);
+			pfree(t);
 		}
-		/* a table's own groups are complete: no other table adds to them */
-		if (!named)
-		{
-			for (int k = 0; k < nvisible; k++)
-				cc_metrics_finish(rsinfo, tables[k], emit);
-			list_free(order);
-			order = NIL;
-		}
-		pfree(ptrs);
-		pfree(tables);
-		pfree(attnums);
+		pfree(groups);
 	}
 	MemoryContextDelete(rowcxt);
-	list_sort(order, cc_table_stat_cmp);
-	foreach(lc, order)
-		cc_metrics_finish(rsinfo, lfirst(lc), emit);
 }
 
 /*

@@ -69,7 +69,7 @@ cc_table_check(Relation rel, Oid counter_type, CcTableInfo *info)
 
 		if (att->attisdropped)
 			continue;
-		if (att->atttypid == counter_type)
+		if (cc_is_counter_type(att->atttypid, counter_type))
 		{
 			info->is_counter[i] = true;
 			ncounters++;

@@ -37,6 +37,8 @@
 
 #include "access/genam.h"
 #include "access/htup_details.h"
+#include "access/transam.h"
+#include "access/xact.h"
 #include "access/table.h"
 #include "access/xlog.h"
 #include "catalog/namespace.h"
@@ -48,12 +50,18 @@
 #include "funcapi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
+#include "storage/latch.h"
+#include "storage/lmgr.h"
+#include "storage/proc.h"
+#include "utils/wait_event.h"
+#include "utils/timestamp.h"
 #include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
+#include "utils/resowner.h"
 #include "utils/syscache.h"
 #include "utils/tuplestore.h"
 #include "utils/uuid.h"
@@ -77,10 +85,32 @@ cc_column_cmp(const ListCell *a, const ListCell *b)
 }
 
 /*
- * The counter columns of relid (a table with storage), appended to cols.
+ * How a column's type holds counters: as plain values (counter_crdt or a
+ * domain over it), inside other values (cc_type_nests_counter()), or not.
+ */
+typedef enum CcHolds
+{
+	CC_HOLDS_NONE,
+	CC_HOLDS_PLAIN,
+	CC_HOLDS_NESTED
+} CcHolds;
+
+static CcHolds
+cc_type_holds(Oid typid, Oid counter_type)
+{
+	if (cc_is_counter_type(typid, counter_type))
+		return CC_HOLDS_PLAIN;
+	return cc_type_nests_counter(typid, counter_type) ? CC_HOLDS_NESTED : CC_HOLDS_NONE;
+}
+
+/*
+ * The columns of relid whose type holds counters as holds says, appended to
+ * cols: of a table with storage (and, for nested ones, of a materialized
+ * view); none of another session's temporary tables, none when relid was
+ * dropped meanwhile.
  */
 static List *
-cc_columns_of(Oid relid, Oid counter_type, List *cols)
+cc_columns_of(Oid relid, Oid counter_type, CcHolds holds, List *cols)
 {
 	HeapTuple	reltup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
 	Form_pg_class rel;
@@ -91,7 +121,8 @@ cc_columns_of(Oid relid, Oid counter_type, List *cols)
 		return cols;			/* dropped meanwhile */
 	rel = (Form_pg_class) GETSTRUCT(reltup);
 	natts = rel->relnatts;
-	if (rel->relkind != RELKIND_RELATION ||
+	if (!(rel->relkind == RELKIND_RELATION ||
+		  (holds == CC_HOLDS_NESTED && rel->relkind == RELKIND_MATVIEW)) ||
 		(rel->relpersistence == RELPERSISTENCE_TEMP &&
 		 isOtherTempNamespace(rel->relnamespace)))
 	{
@@ -110,7 +141,7 @@ cc_columns_of(Oid relid, Oid counter_type, List *cols)
 		if (!HeapTupleIsValid(atttup))
 			continue;
 		att = (Form_pg_attribute) GETSTRUCT(atttup);
-		if (!att->attisdropped && att->atttypid == counter_type)
+		if (!att->attisdropped && cc_type_holds(att->atttypid, counter_type) == holds)
 		{
 			CcColumn   *c = palloc(sizeof(CcColumn));
 
@@ -126,60 +157,169 @@ cc_columns_of(Oid relid, Oid counter_type, List *cols)
 }
 
 /*
+ * The columns of every relation whose type holds counters as holds says:
+ * one read of pg_attribute, each type judged once (the types of the system
+ * catalogs hold none); then cc_columns_of() on each relation found.
+ */
+static List *
+cc_all_columns(Oid counter_type, CcHolds holds)
+{
+	Relation	attrel = table_open(AttributeRelationId, AccessShareLock);
+	SysScanDesc scan;
+	HeapTuple	tup;
+	List	   *types = NIL;	/* types judged */
+	List	   *verdicts = NIL; /* and how each holds counters */
+	List	   *relids = NIL;
+	List	   *cols = NIL;
+	ListCell   *lc;
+
+	scan = systable_beginscan(attrel, InvalidOid, false, NULL, 0, NULL);
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		Form_pg_attribute att = (Form_pg_attribute) GETSTRUCT(tup);
+		Oid			t = att->atttypid;
+		int			k;
+
+		if (att->attnum <= 0 || att->attisdropped || t < FirstNormalObjectId)
+			continue;
+		for (k = 0; k < list_length(types); k++)
+			if (list_nth_oid(types, k) == t)
+				break;
+		if (k == list_length(types))
+		{
+			types = lappend_oid(types, t);
+			verdicts = lappend_int(verdicts, (int) cc_type_holds(t, counter_type));
+		}
+		if (list_nth_int(verdicts, k) == (int) holds)
+			relids = list_append_unique_oid(relids, att->attrelid);
+	}
+	systable_endscan(scan);
+	table_close(attrel, AccessShareLock);
+	foreach(lc, relids)
+	{
+		CHECK_FOR_INTERRUPTS();
+		cols = cc_columns_of(lfirst_oid(lc), counter_type, holds, cols);
+	}
+	list_sort(cols, cc_column_cmp);
+	return cols;
+}
+
+/*
  * The columns to sweep: of every table with storage (InvalidOid), or of
  * one table, a partitioned one standing for its partitions; in order of
- * table name, then column.
+ * table name, then column.  A counter column is one of type counter_crdt
+ * or of a domain over it.
  */
 List *
 cc_sweep_columns(Oid only_table, Oid counter_type)
 {
 	List	   *cols = NIL;
+	char		kind;
 
-	if (OidIsValid(only_table))
+	if (!OidIsValid(only_table))
+		return cc_all_columns(counter_type, CC_HOLDS_PLAIN);
+	kind = get_rel_relkind(only_table);
+	if (kind == RELKIND_PARTITIONED_TABLE)
 	{
-		char		kind = get_rel_relkind(only_table);
-
-		if (kind == RELKIND_PARTITIONED_TABLE)
-		{
-			ListCell   *lc;
-
-			foreach(lc, find_all_inheritors(only_table, AccessShareLock, NULL))
-				cols = cc_columns_of(lfirst_oid(lc), counter_type, cols);
-		}
-		else if (kind == RELKIND_RELATION)
-			cols = cc_columns_of(only_table, counter_type, cols);
-		else
-			ereport(ERROR,
-					(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-					 errmsg("\"%s\" is not a table", get_rel_name(only_table)),
-					 errdetail("Writers are folded in tables and partitioned tables on the server that holds their rows.")));
-	}
-	else
-	{
-		Relation	attrel = table_open(AttributeRelationId, AccessShareLock);
-		ScanKeyData key;
-		SysScanDesc scan;
-		HeapTuple	tup;
-		List	   *relids = NIL;
 		ListCell   *lc;
 
-		ScanKeyInit(&key, Anum_pg_attribute_atttypid, BTEqualStrategyNumber,
-					F_OIDEQ, ObjectIdGetDatum(counter_type));
-		scan = systable_beginscan(attrel, InvalidOid, false, NULL, 1, &key);
-		while (HeapTupleIsValid(tup = systable_getnext(scan)))
-		{
-			Form_pg_attribute att = (Form_pg_attribute) GETSTRUCT(tup);
-
-			if (att->attnum > 0 && !att->attisdropped)
-				relids = list_append_unique_oid(relids, att->attrelid);
-		}
-		systable_endscan(scan);
-		table_close(attrel, AccessShareLock);
-		foreach(lc, relids)
-			cols = cc_columns_of(lfirst_oid(lc), counter_type, cols);
+		foreach(lc, find_all_inheritors(only_table, AccessShareLock, NULL))
+			cols = cc_columns_of(lfirst_oid(lc), counter_type, CC_HOLDS_PLAIN, cols);
 	}
+	else if (kind == RELKIND_RELATION)
+		cols = cc_columns_of(only_table, counter_type, CC_HOLDS_PLAIN, cols);
+	else if (kind == '\0')
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", only_table)));
+	else
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a table", get_rel_name(only_table)),
+				 errdetail("Writers are folded in tables and partitioned tables on the server that holds their rows.")));
 	list_sort(cols, cc_column_cmp);
 	return cols;
+}
+
+List *
+cc_nested_columns(Oid counter_type)
+{
+	return cc_all_columns(counter_type, CC_HOLDS_NESTED);
+}
+
+/*
+ * Locks relation relid in mode, waiting as a statement would: for ever
+ * without lock_timeout, else at most lock_timeout (false: not locked).
+ * The wait polls, checking for interrupts, so that no subtransaction is
+ * needed to survive the timeout.
+ */
+bool
+cc_lock_within_timeout(Oid relid, LOCKMODE mode)
+{
+	TimestampTz start;
+
+	if (ConditionalLockRelationOid(relid, mode))
+		return true;
+	if (LockTimeout <= 0)
+	{
+		LockRelationOid(relid, mode);
+		return true;
+	}
+	start = GetCurrentTimestamp();
+	for (;;)
+	{
+		CHECK_FOR_INTERRUPTS();
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 10L, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		if (ConditionalLockRelationOid(relid, mode))
+			return true;
+		if (TimestampDifferenceExceeds(start, GetCurrentTimestamp(), LockTimeout))
+			return false;
+	}
+}
+
+/*
+ * Runs fn(arg); false when it failed for a lock not had within lock_timeout
+ * (55P03), its work undone: with lock_timeout set, in a subtransaction of
+ * its own.  Any other error goes on.
+ */
+bool
+cc_within_lock_timeout(void (*fn) (void *arg), void *arg)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	bool		done = true;
+
+	if (LockTimeout <= 0)
+	{
+		fn(arg);
+		return true;
+	}
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(cxt);
+	PG_TRY();
+	{
+		fn(arg);
+		ReleaseCurrentSubTransaction();
+	}
+	PG_CATCH();
+	{
+		ErrorData  *e;
+
+		MemoryContextSwitchTo(cxt);
+		e = CopyErrorData();
+		if (e->sqlerrcode != ERRCODE_LOCK_NOT_AVAILABLE)
+			PG_RE_THROW();
+		FlushErrorState();
+		FreeErrorData(e);
+		RollbackAndReleaseCurrentSubTransaction();
+		done = false;
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(cxt);
+	CurrentResourceOwner = owner;
+	return done;
 }
 
 bool
@@ -460,15 +600,23 @@ counter_crdt_rewrite_counters(PG_FUNCTION_ARGS)
 		cc_list_retired(ids, false, nsp);
 	else
 	{
-		bool		proven = !OidIsValid(only_table) && !skipped;
+		List	   *nested = OidIsValid(only_table) || skipped ? NIL :
+			cc_nested_columns(cc_counter_type(nspid));
+		bool		proven = !OidIsValid(only_table) && !skipped && nested == NIL;
 
 		if (!proven)
 			ereport(NOTICE,
 					(errmsg("the writers are listed as retired in counter_crdt_retired_writers, not as forgotten"),
-					 errdetail(OidIsValid(only_table)
-							   ? "A forget of one table proves nothing of the other tables, whose applied rows keep the writers."
-							   : "The forget skipped a table, whose counters it could not check."),
-					 errhint("Run counter_crdt_forget_writers() without a table, as a role that owns every table with a counter, to mark them forgotten.")));
+					 OidIsValid(only_table)
+					 ? errdetail("A forget of one table proves nothing of the other tables, whose applied rows keep the writers.")
+					 : skipped
+					 ? errdetail("The forget skipped a table, whose counters it could not check.")
+					 : errdetail("Column %s of %s holds counters inside other values (an array, a composite or a range), which no sweep reads: they may still carry the writers.",
+								 quote_identifier(((CcColumn *) linitial(nested))->attname),
+								 ((CcColumn *) linitial(nested))->relname),
+					 nested != NIL
+					 ? errhint("Move those counters into counter_crdt columns, or drop the column, then forget the writers again (counter_crdt_health() lists such columns).")
+					 : errhint("Run counter_crdt_forget_writers() without a table, as a role that owns every table with a counter, to mark them forgotten.")));
 		cc_list_retired(ids, proven, nsp);
 	}
 	SPI_finish();

@@ -9,6 +9,7 @@
 #include "postgres.h"
 
 #include "nodes/pg_list.h"
+#include "storage/lockdefs.h"
 
 /* One counter column of a table with storage. */
 typedef struct CcColumn
@@ -28,11 +29,27 @@ typedef struct CcColumn
 extern List *cc_sweep_columns(Oid only_table, Oid counter_type);
 
 /*
+ * The columns of tables and materialized views that hold counters inside
+ * other values (arrays, composites, ranges of counters): the sweeps do not
+ * visit them, the metrics do not count them, and a forget is not proven
+ * while one exists.  In order of table name, then column.
+ */
+extern List *cc_nested_columns(Oid counter_type);
+
+/*
  * Whether a table of that relpersistence has no data on this server: an
  * UNLOGGED table on a standby (its rows are not in the WAL, and opening
  * its main fork fails with 58P01).  counter_crdt_metrics() skips it and
  * counter_crdt_health() names it (unlogged_table_skipped_on_standby).
  */
 extern bool cc_no_data_here(char relpersistence);
+
+/*
+ * Runs fn(arg), and returns false when it failed for want of a lock within
+ * lock_timeout (55P03), what it did undone: the metrics and health skip a
+ * table that someone's long DDL holds, and count it, rather than fail.
+ */
+extern bool cc_within_lock_timeout(void (*fn) (void *arg), void *arg);
+extern bool cc_lock_within_timeout(Oid relid, LOCKMODE mode);
 
 #endif							/* CC_SWEEP_H */
