@@ -113,7 +113,7 @@ ALTER TABLE cc_metrics.sec ENABLE ROW LEVEL SECURITY;
 ALTER TABLE cc_metrics.sec FORCE ROW LEVEL SECURITY;
 CREATE POLICY sec_boom ON cc_metrics.sec USING (cc_metrics.boom());
 GRANT SELECT ON cc_metrics.sec TO regress_cc_reader;
-GRANT USAGE ON SCHEMA cc_metrics TO regress_cc_reader;
+GRANT USAGE ON SCHEMA cc_metrics TO regress_cc_reader, regress_cc_colreader;
 SET ROLE regress_cc_reader;
 SELECT count(*) FROM cc_metrics.sec;  -- a query runs the policy
 RESET ROLE;
