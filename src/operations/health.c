@@ -47,6 +47,7 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/syscache.h"
 #include "utils/tuplestore.h"
 
 #include "core/cc_ids.h"
@@ -707,7 +708,9 @@ cc_health_unlogged_on_standby(CcHealth *h, const CcExtension *ext)
 		char	   *object;
 
 		/* the columns of one table lie together */
-		if (col->relid == last || !cc_no_data_here(get_rel_persistence(col->relid)))
+		/* a table dropped since it was listed has no row */
+		if (col->relid == last || !SearchSysCacheExists1(RELOID, ObjectIdGetDatum(col->relid)) ||
+			!cc_no_data_here(get_rel_persistence(col->relid)))
 			continue;
 		last = col->relid;
 		object = DatumGetCString(DirectFunctionCall1(regclassout, ObjectIdGetDatum(col->relid)));

@@ -54,6 +54,7 @@
 #include "utils/rel.h"
 #include "utils/rls.h"
 #include "utils/snapmgr.h"
+#include "utils/syscache.h"
 #include "utils/tuplestore.h"
 
 #include "core/cc_ids.h"
@@ -469,11 +470,13 @@ cc_metrics_visible(const CcColumn *col, bool monitor)
 {
 	Oid			user = GetUserId();
 	Oid			nsp;
+	bool		missing = false;
 
 	if (monitor)
 		return true;
+	/* no lock is held yet: a table or schema dropped meanwhile is not seen */
 	nsp = get_rel_namespace(col->relid);
-	if (!OidIsValid(nsp) ||
+	if (!OidIsValid(nsp) || !SearchSysCacheExists1(NAMESPACEOID, ObjectIdGetDatum(nsp)) ||
 #if PG_VERSION_NUM >= 160000
 		object_aclcheck(NamespaceRelationId, nsp, user, ACL_USAGE) != ACLCHECK_OK
 #else
@@ -481,10 +484,12 @@ cc_metrics_visible(const CcColumn *col, bool monitor)
 #endif
 		)
 		return false;
-	if (pg_class_aclcheck(col->relid, user, ACL_SELECT) != ACLCHECK_OK &&
-		pg_attribute_aclcheck(col->relid, col->attnum, user, ACL_SELECT) != ACLCHECK_OK)
+	if (pg_class_aclcheck_ext(col->relid, user, ACL_SELECT, &missing) != ACLCHECK_OK &&
+		(missing ||
+		 pg_attribute_aclcheck_ext(col->relid, col->attnum, user, ACL_SELECT,
+								   &missing) != ACLCHECK_OK))
 		return false;
-	return check_enable_rls(col->relid, InvalidOid, true) != RLS_ENABLED;
+	return !missing && check_enable_rls(col->relid, InvalidOid, true) != RLS_ENABLED;
 }
 
 /*
