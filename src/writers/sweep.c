@@ -180,6 +180,7 @@ cc_all_columns(Oid counter_type, CcHolds holds)
 		Oid			t = att->atttypid;
 		int			k;
 
+		CHECK_FOR_INTERRUPTS();
 		if (att->attnum <= 0 || att->attisdropped || t < FirstNormalObjectId)
 			continue;
 		for (k = 0; k < list_length(types); k++)
