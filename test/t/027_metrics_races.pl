@@ -123,12 +123,13 @@ is($primary->safe_psql('postgres', $tables), $expected,
 	'after FINALIZE: the same figures, days_1 now a partitioned table of its own');
 
 # ---------------------------------------------------------------------
-# A table held by someone's DDL, with lock_timeout set.
+# A table held by someone's DDL, with lock_timeout set.  A scrape that
+# waited for the lock would wait for ever: each is given 60 s.
 my $ddl = $primary->background_psql('postgres');
 $ddl->query_safe('BEGIN');
 $ddl->query_safe('LOCK TABLE app.locked IN ACCESS EXCLUSIVE MODE');
 ($rc, $out, $err) = $primary->psql('postgres',
-	"SET lock_timeout = '300ms'; $tables", extra_params => [ '-U', 'mon' ]);
+	"SET lock_timeout = '300ms'; $tables", extra_params => [ '-U', 'mon' ], timeout => 60);
 is($rc, 0, 'a scrape with lock_timeout does not fail on a locked table') or diag($err);
 is($out, "app.days:1:10\napp.days_1:1:10\napp.hits:1:10\napp.hits_2:0:10",
 	'it has the figures of every other table, none of the locked one');
@@ -136,17 +137,17 @@ like($err, qr/WARNING:  counter_crdt metrics skip table locked: it could not be 
 	'and says which table it skipped');
 ($rc, $out, $err) = $primary->psql('postgres',
 	"SET lock_timeout = '300ms'; SELECT table_name::text FROM counter_crdt_stat ORDER BY 1",
-	extra_params => [ '-U', 'mon' ]);
+	extra_params => [ '-U', 'mon' ], timeout => 60);
 is($rc, 0, 'so does counter_crdt_stat') or diag($err);
 unlike($out, qr/locked/, 'without the locked table');
 ($rc, $out, $err) = $primary->psql('postgres',
 	q{SET lock_timeout = '300ms'; SELECT "check" || ' ' || object FROM counter_crdt_health()},
-	extra_params => [ '-U', 'mon' ]);
+	extra_params => [ '-U', 'mon' ], timeout => 60);
 is($rc, 0, 'health with lock_timeout does not fail') or diag($err);
 is($out, 'table_locked_skipped app.locked', 'it names the table it skipped');
 ($rc, $out, $err) = $primary->psql('postgres',
 	q{SET lock_timeout = '300ms'; SELECT kind || ' ' || problems FROM counter_crdt_stat_health},
-	extra_params => [ '-U', 'mon' ]);
+	extra_params => [ '-U', 'mon' ], timeout => 60);
 like($out, qr/^table_locked_skipped 1$/m, 'counter_crdt_stat_health counts it') or diag($err);
 $ddl->query_safe('COMMIT');
 $ddl->quit;
