@@ -36,9 +36,11 @@
 #    never reads, while he may not rename the extension's schema.
 #
 # Then prometheus-sql-exporter by the recipes metrics/sql-exporter-config
-# and metrics/sql-exporter, and a real Prometheus scraping both exporters,
-# the SQL exporter's series renamed by metrics/prometheus-scrape: the same
-# counter_crdt_* series with the same values from both.
+# and metrics/sql-exporter, and a real Prometheus scraping both exporters
+# from one prometheus.yml, doc/alerting.md's (alerting/prometheus.yml, its
+# job counter_crdt scraping prometheus-postgres-exporter) with the job of
+# metrics/prometheus-scrape added, which renames the SQL exporter's series:
+# the same counter_crdt_* series with the same values from both jobs.
 #
 # And the files shipped in monitoring/ are the recipe blocks, and the
 # example output of the page is what the exporter prints for README.md's
@@ -469,8 +471,8 @@ foreach my $name ('metrics/queries', 'metrics/sql-exporter-config')
 }
 SKIP:
 {
-	skip "prometheus-sql-exporter is not installed ($sql_exporter)", 3 unless -x $sql_exporter;
-	skip "prometheus is not installed ($prometheus)", 3 unless -x $prometheus;
+	skip "prometheus-sql-exporter is not installed ($sql_exporter)", 4 unless -x $sql_exporter;
+	skip "prometheus is not installed ($prometheus)", 4 unless -x $prometheus;
 	my $sql_web = PostgreSQL::Test::Cluster::get_free_port();
 	my $prom_web = PostgreSQL::Test::Cluster::get_free_port();
 	# the schedule of one minute made one second, to compare without waiting
@@ -490,11 +492,20 @@ SKIP:
 		exec('bash', '-c', $cmd) or POSIX::_exit(1);
 	}
 	push @pids, $spid;
+	# One prometheus.yml: doc/alerting.md's (its job counter_crdt scraping
+	# the exporter above, its rules loaded, no Alertmanager listening), and
+	# this page's job added to its scrape_configs: Prometheus refuses two
+	# jobs of one name.
 	my $prom_yml = "$dir/prometheus.yml";
+	my $sql_job = recipe('metrics/prometheus-scrape', { '127.0.0.1:9237' => "127.0.0.1:$sql_web" });
+	ok($sql_job =~ s/\Ascrape_configs:\n//, 'metrics/prometheus-scrape is a scrape_configs block');
 	open(my $pf, '>', $prom_yml) or die "cannot write $prom_yml: $!";
-	print $pf "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n";
-	print $pf recipe('metrics/prometheus-scrape', { '127.0.0.1:9237' => "127.0.0.1:$sql_web" });
-	print $pf "  - job_name: postgres_exporter\n    static_configs:\n      - targets: ['127.0.0.1:$web_port']\n";
+	print $pf recipe('alerting/prometheus.yml', {
+		'15s' => '1s',
+		'/etc/prometheus/counter_crdt_rules.yml' => "$FindBin::RealBin/../../monitoring/counter_crdt_rules.yml",
+		'127.0.0.1:9093' => '127.0.0.1:' . PostgreSQL::Test::Cluster::get_free_port(),
+		'127.0.0.1:9187' => "127.0.0.1:$web_port" });
+	print $pf $sql_job;
 	close $pf;
 	my $ppid = fork() // die "fork: $!";
 	if ($ppid == 0)
@@ -527,17 +538,17 @@ SKIP:
 	for (1 .. 90)
 	{
 		$by = $series->();
-		last if %{ $by->{counter_crdt} // {} } && %{ $by->{postgres_exporter} // {} }
-		  && join(',', map { "$_=$by->{counter_crdt}{$_}" } sort keys %{ $by->{counter_crdt} })
-		  eq join(',', map { "$_=$by->{postgres_exporter}{$_}" } sort keys %{ $by->{postgres_exporter} });
+		last if %{ $by->{counter_crdt_sql} // {} } && %{ $by->{counter_crdt} // {} }
+		  && join(',', map { "$_=$by->{counter_crdt_sql}{$_}" } sort keys %{ $by->{counter_crdt_sql} })
+		  eq join(',', map { "$_=$by->{counter_crdt}{$_}" } sort keys %{ $by->{counter_crdt} });
 		usleep(500_000);
 	}
-	ok(scalar(keys %{ $by->{postgres_exporter} // {} }) > 20, 'Prometheus has the series of prometheus-postgres-exporter')
+	ok(scalar(keys %{ $by->{counter_crdt} // {} }) > 20, 'Prometheus has the series of prometheus-postgres-exporter (job counter_crdt)')
 	  or diag(slurp_file("$dir/prometheus.log"));
-	is_deeply($by->{counter_crdt}, $by->{postgres_exporter},
+	is_deeply($by->{counter_crdt_sql}, $by->{counter_crdt},
 		'the SQL exporter\'s series, renamed by the page\'s scrape configuration, are the same with the same values')
 	  or diag(slurp_file("$dir/sql_exporter.log"));
-	ok(exists $by->{counter_crdt}{"counter_crdt_shards_per_counter" . '{column_name="c",datname="app",quantile="0.99",relname="events",schemaname="shop"}'},
+	ok(exists $by->{counter_crdt_sql}{"counter_crdt_shards_per_counter" . '{column_name="c",datname="app",quantile="0.99",relname="events",schemaname="shop"}'},
 		'among them the quantiles of the partitioned table');
 }
 
