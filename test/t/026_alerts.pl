@@ -29,6 +29,10 @@
 #  - every rule Prometheus loaded has severity page or ticket, a summary, a
 #    description and a runbook naming a heading of doc/alerting.md, and the
 #    page's table of alerts gives each its severity and for: as loaded;
+#    the recording rules are named level:metric:operations;
+#  - the recipe alerting/runbook-url, on a copy of monitoring/: alerting/check
+#    passes on it, and the short copy, made from its rules, has for each
+#    alert the runbook_url of its runbook's section;
 #  - every expr of the Grafana dashboard monitoring/grafana/counter_crdt.json
 #    has a non-empty result on the live Prometheus, and its data source is
 #    the one of its __inputs (Grafana's import asks for it);
@@ -218,9 +222,23 @@ my $am_log = "$dir/alertmanager.log";
 start_bg($am_log, $bin{alertmanager}[0], "--config.file=$am_conf", "--storage.path=$dir/alertmanager-data",
 	"--web.listen-address=127.0.0.1:$am_port", '--cluster.listen-address=');
 
+# The recipe alerting/runbook-url on a copy of monitoring/: a runbook_url
+# for each alert and in the unit tests' expectations, which alerting/check
+# then passes as before.  The short copy below is made from its rules.
+my $url_mon = "$dir/url/monitoring";
+my $url_base = 'https://wiki.example.com/counter_crdt/alerting';
+system('mkdir', '-p', "$dir/url") == 0 && system('cp', '-a', $mon, "$dir/url/") == 0 or die "cannot copy $mon";
+system('bash', '-c', "cd $dir/url && " . recipe('alerting/runbook-url'));
+is($?, 0, 'recipe alerting/runbook-url runs');
+foreach my $cmd (split /\n/, recipe('alerting/check', { 'monitoring/' => "$url_mon/" }))
+{
+	my $out = `$cmd 2>&1`;
+	ok($? == 0 && $out !~ /FAILED/, "with the runbook_url of alerting/runbook-url: $cmd") or diag($out);
+}
+
 # Prometheus by the recipe, loading the shipped rules and the short copy.
 my $rules = PostgreSQL::Test::Utils::slurp_file("$mon/counter_crdt_rules.yml");
-(my $short = $rules) =~ s/^(\s+for: )\S+$/${1}2s/mg;
+(my $short = PostgreSQL::Test::Utils::slurp_file("$url_mon/counter_crdt_rules.yml")) =~ s/^(\s+for: )\S+$/${1}2s/mg;
 $short =~ s/^(  - name: counter_crdt_\w+)$/${1}_short/mg;
 my $nfor = () = $rules =~ /^\s+for: /mg;
 my $ngroups = () = $rules =~ /^  - name: /mg;
@@ -362,6 +380,22 @@ is_deeply(\%table, \%loaded, 'the table of doc/alerting.md gives each alert its 
 my $in_file = () = $rules =~ /^\s+- alert: /mg;
 is($nalerts, $in_file, "Prometheus loaded the $in_file alerts of the shipped file");
 is_deeply(\@bad, [], 'each has severity page or ticket, a summary, a description and a runbook section of doc/alerting.md');
+# The short copy, made from the rules of alerting/runbook-url: each alert's
+# runbook_url is the address of its runbook's section.
+my @no_url = map {
+	my $g = $_;
+	map {
+		my $ann = $rules_now->{$g}{$_}{annotations};
+		my ($frag) = ($ann->{runbook} // '') =~ /(#.+)$/;
+		($ann->{runbook_url} // '') eq $url_base . ($frag // '-') ? () : ("$_: runbook_url '" . ($ann->{runbook_url} // '') . "'");
+	} sort keys %{ $rules_now->{$g} }
+} grep { /_short$/ } sort keys %$rules_now;
+is_deeply(\@no_url, [], "with alerting/runbook-url, each alert's runbook_url is $url_base and its runbook's section");
+# Recording rules are named level:metric:operations, as Prometheus names them.
+my $rec = api('/api/v1/rules?type=record');
+my @rec = map { map { $_->{name} } @{ $_->{rules} } } grep { $_->{name} !~ /_short$/ } @{ $rec ? $rec->{groups} : [] };
+ok(@rec && !grep({ !/^[a-z_]+:counter_crdt_[a-z_]+:[a-z0-9_]+$/ } @rec),
+	'every recording rule is named level:metric:operations: ' . join(' ', @rec));
 
 # The Grafana dashboard: each expr has a result.
 my $dash_file = "$mon/grafana/counter_crdt.json";
