@@ -33,7 +33,8 @@
 #    metrics/extension-schema, the files edited by
 #    metrics/extension-schema-files: there the owner renames public and
 #    plants the same views in a public of his own, which a third exporter
-#    never reads, while he may not rename the extension's schema.
+#    (started from metrics/exporter-debian, as Debian's service would start
+#    it) never reads, while he may not rename the extension's schema.
 #
 # Then prometheus-sql-exporter by the recipes metrics/sql-exporter-config
 # and metrics/sql-exporter, and a real Prometheus scraping both exporters
@@ -625,12 +626,30 @@ foreach my $f ($safe_q, $safe_s)
 	my $n = () = $t =~ /FROM counter_crdt\.counter_crdt_stat_\w+$/mg;
 	is($n . ' ' . scalar(() = $t =~ /\bpublic\.counter_crdt_stat_/g), '4 0', "it names the extension's schema in the 4 queries of $f");
 }
+# This exporter as Debian's service runs it (recipe metrics/exporter-debian,
+# /etc/default/prometheus-postgres-exporter): its variables in the
+# environment, $ARGS split at spaces.
 my $safe_web = PostgreSQL::Test::Cluster::get_free_port();
-start_exporter($port, $safe_web, "$dir/exporter_safe.log", 'app_safe', $safe_q);
+my $defaults = "$dir/safe/prometheus-postgres-exporter";
+PostgreSQL::Test::Utils::append_to_file($defaults, recipe('metrics/exporter-debian', {
+	'127.0.0.1:5432/app?' => "$host:$port/app_safe?",
+	'/etc/prometheus/postgres_exporter_queries.yaml' => $safe_q,
+	'127.0.0.1:9187' => "127.0.0.1:$safe_web" }));
+{
+	my $spid = fork() // die "fork: $!";
+	if ($spid == 0)
+	{
+		setpgrp(0, 0);
+		open(STDOUT, '>', "$dir/exporter_safe.log") or POSIX::_exit(1);
+		open(STDERR, '>&', \*STDOUT) or POSIX::_exit(1);
+		exec('bash', '-c', "set -a; . '$defaults'; set +a; exec $exporter_bin \$ARGS") or POSIX::_exit(1);
+	}
+	push @pids, $spid;
+}
 my $VISITS = '{column_name="c",datname="app_safe",relname="visits",schemaname="owned"}';
 my $safe_m = scrape_until(sub { exists $_[0]{"counter_crdt_counters$VISITS"} }, $safe_web, 100, 200_000);
 is_deeply([ map { $safe_m->{"counter_crdt_$_$VISITS"} } qw(counters writers shards) ], [ 2, 2, 3 ],
-	'the exporter of the edited file serves the figures of the owner\'s table in app_safe')
+	'the exporter of the edited file, started as Debian\'s service starts it, serves the figures of the owner\'s table in app_safe')
   or diag(slurp_file("$dir/exporter_safe.log"));
 is(scalar(grep { /^counter_crdt_health_problems\{datname="app_safe"/ } keys %$safe_m), $nkinds, "and its $nkinds health gauges");
 ok(!grep({ /planted/ } keys %$safe_m), 'none of the owner\'s public');
