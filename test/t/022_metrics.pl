@@ -22,12 +22,26 @@
 #    the query), and a health gauge unlogged_table_skipped_on_standby
 #    saying so;
 #  - with pg_monitor revoked from the monitoring role: no series of the
-#    tables (it may not read them), the health gauges still there.
+#    tables (it may not read them), the health gauges still there;
+#  - code planted for the monitoring role never runs (doc/metrics.md, "Whose
+#    code the monitoring role runs"): the database's owner, not a
+#    superuser, makes a schema named as the role, first on its default
+#    search_path, with views of the four names the files read and a
+#    current_database() of its own, each recording its caller; no scrape of
+#    any exporter of the test calls one, and its series are the real ones.
+#    In a second database the extension is installed by the recipe
+#    metrics/extension-schema, the files edited by
+#    metrics/extension-schema-files: there the owner renames public and
+#    plants the same views in a public of his own, which a third exporter
+#    (started from metrics/exporter-debian, as Debian's service would start
+#    it) never reads, while he may not rename the extension's schema.
 #
 # Then prometheus-sql-exporter by the recipes metrics/sql-exporter-config
-# and metrics/sql-exporter, and a real Prometheus scraping both exporters,
-# the SQL exporter's series renamed by metrics/prometheus-scrape: the same
-# counter_crdt_* series with the same values from both.
+# and metrics/sql-exporter, and a real Prometheus scraping both exporters
+# from one prometheus.yml, doc/alerting.md's (alerting/prometheus.yml, its
+# job counter_crdt scraping prometheus-postgres-exporter) with the job of
+# metrics/prometheus-scrape added, which renames the SQL exporter's series:
+# the same counter_crdt_* series with the same values from both jobs.
 #
 # And the files shipped in monitoring/ are the recipe blocks, and the
 # example output of the page is what the exporter prints for README.md's
@@ -71,6 +85,56 @@ my $port = $node->port;
 $node->safe_psql('postgres', 'CREATE DATABASE app');
 $node->safe_psql('app', 'CREATE EXTENSION counter_crdt');
 $node->safe_psql('app', recipe('metrics/role'));
+
+# The database's owner, who is not a superuser, plants code for the
+# monitoring role: a schema named as the role (first on the default
+# search_path, "$user", public) with views of the names the files read
+# and a current_database() of its own.  Each records who called it, in
+# $schema.planted_calls; the views' rows are made up (relname and kind
+# "planted", every figure 666).
+sub plant
+{
+	my ($schema) = @_;
+	return qq{
+	SET ROLE regress_app_owner;
+	CREATE SCHEMA $schema;
+	GRANT USAGE ON SCHEMA $schema TO PUBLIC;
+	CREATE TABLE $schema.planted_calls (who name, what text);
+	GRANT INSERT ON $schema.planted_calls TO PUBLIC;
+	CREATE FUNCTION $schema.planted(what text) RETURNS bigint LANGUAGE plpgsql VOLATILE AS \$\$
+	BEGIN
+		INSERT INTO $schema.planted_calls VALUES (current_user, what);
+		RETURN 666;
+	END \$\$;
+	CREATE FUNCTION $schema.current_database() RETURNS name LANGUAGE sql VOLATILE
+	  AS \$\$ SELECT 'planted'::name FROM $schema.planted('current_database()') \$\$;
+	CREATE VIEW $schema.counter_crdt_stat_tables AS
+	  SELECT 'public'::name AS schemaname, 'planted'::name AS relname, 'c'::name AS column_name,
+	         p AS partitions, p AS counters, p AS tombstones, p AS writers, p AS shards,
+	         p AS shards_p50, p AS shards_p99, p AS shards_max, p AS values_with_folds,
+	         p AS pending_folds, p AS own_id_conflicts, p AS clocks_near_limit
+	    FROM $schema.planted('counter_crdt_stat_tables') AS p;
+	CREATE VIEW $schema.counter_crdt_stat_shards AS
+	  SELECT 'public'::name AS schemaname, 'planted'::name AS relname, 'c'::name AS column_name,
+	         '1'::text AS quantile, p AS shards
+	    FROM $schema.planted('counter_crdt_stat_shards') AS p;
+	CREATE VIEW $schema.counter_crdt_stat_health AS
+	  SELECT 'planted'::text AS kind, p AS problems FROM $schema.planted('counter_crdt_stat_health') AS p;
+	CREATE VIEW $schema.counter_crdt_stat_subscriptions AS
+	  SELECT 'planted'::name AS subname, true AS enabled, p AS workers, p AS apply_errors, p AS sync_errors
+	    FROM $schema.planted('counter_crdt_stat_subscriptions') AS p;
+	GRANT SELECT ON ALL TABLES IN SCHEMA $schema TO PUBLIC;
+	RESET ROLE;
+	};
+}
+$node->safe_psql('postgres', q{
+	CREATE ROLE regress_app_owner LOGIN;
+	ALTER DATABASE app OWNER TO regress_app_owner;
+});
+$node->safe_psql('app', plant('counter_crdt_monitor'));
+is($node->safe_psql('app', 'SELECT current_user || \' \' || pg_catalog.current_setting(\'search_path\')',
+		extra_params => [ '-U', 'counter_crdt_monitor' ]),
+	'counter_crdt_monitor pg_catalog', 'the recipe pins the monitoring role\'s search_path to pg_catalog');
 
 # Three counters: two of A and B, one of A, B and C.
 $node->safe_psql('app', qq{
@@ -117,16 +181,17 @@ open(my $fh, '>', $queries) or die "cannot write $queries: $!";
 print $fh recipe('metrics/queries');
 close $fh;
 
-# Starts the exporter by the recipe, for the server at $srv_port, listening
-# on $web; its output goes to $log.  Returns its process id (its own
+# Starts the exporter by the recipe, for the database $db (app by default)
+# of the server at $srv_port, with the queries file $file (the recipe's by
+# default), listening on $web; its output goes to $log.  Returns its process id (its own
 # process group, which the end stops).
 my @pids;
 sub start_exporter
 {
-	my ($srv_port, $web, $log) = @_;
+	my ($srv_port, $web, $log, $db, $file) = @_;
 	my $cmd = recipe('metrics/exporter', {
-		'127.0.0.1:5432' => "$host:$srv_port",
-		'monitoring/postgres_exporter_queries.yaml' => $queries,
+		'127.0.0.1:5432/app?' => "$host:$srv_port/" . ($db // 'app') . '?',
+		'monitoring/postgres_exporter_queries.yaml' => $file // $queries,
 		'127.0.0.1:9187' => "127.0.0.1:$web" });
 	my $pid = fork() // die "fork: $!";
 	if ($pid == 0)
@@ -258,7 +323,11 @@ check_column($m, {
 	counters => 3, writers => 3, shards => 5, partitions => 2, shards_p50 => 2, shards_max => 2 },
 	'the partitioned table: its partitions summed, writers distinct over them', $EVENTS);
 is(relnames($m, 'counters'), 'events hits page_views scratch', 'one series per table as its users name it, none per partition');
-is(scalar(grep { /^counter_crdt_health_problems\{/ } keys %$m), 16, 'a health gauge for each of 16 kinds');
+# The kinds the installed extension knows (16 in 1.9, 18 in 1.10), each a
+# row of counter_crdt_stat_health where nothing is wrong yet.
+my $nkinds = $node->safe_psql('app', 'SELECT count(*) FROM public.counter_crdt_stat_health');
+cmp_ok($nkinds, '>=', 16, "counter_crdt_stat_health has a row for each of $nkinds kinds");
+is(scalar(grep { /^counter_crdt_health_problems\{/ } keys %$m), $nkinds, "a health gauge for each of the $nkinds kinds");
 is(scalar(grep { /^counter_crdt_subscription_/ } keys %$m), 0, 'no subscription yet: no subscription series');
 is(health($m, 'writer_id_conflict'), 0, 'no own-id conflict yet');
 is($m->{"counter_crdt_counters$SCRATCH"}, 2, 'the primary shows the unlogged table');
@@ -388,10 +457,27 @@ my $prometheus = '/usr/bin/prometheus';
 my $shipped_sql = "$FindBin::RealBin/../../monitoring/sql_exporter.yml";
 is((-e $shipped_sql ? slurp_file($shipped_sql) : ''), recipe('metrics/sql-exporter-config'),
 	'monitoring/sql_exporter.yml is the recipe block metrics/sql-exporter-config');
+
+# Every name in the queries of both files is schema-qualified: what follows
+# FROM, every function called and every type of a cast.
+foreach my $name ('metrics/queries', 'metrics/sql-exporter-config')
+{
+	my @loose;
+	my $text = recipe($name);
+	while ($text =~ /^(\s*)query: \|\n((?:\1\s+\S.*\n)+)/mg)
+	{
+		my $sql = $2;
+		push @loose, "FROM $1" while $sql =~ /\bFROM\s+([\w"]+)(?![\w"]*\.)/g;
+		push @loose, "$1()" while $sql =~ /(?<![\w.])(\w+)\s*\(/g;
+		push @loose, "::$1" while $sql =~ /::\s*(\w+)(?!\.)\b/g;
+	}
+	ok($text =~ /query: \|/ && !@loose, "every name in the queries of $name is schema-qualified")
+	  or diag("unqualified: @loose");
+}
 SKIP:
 {
-	skip "prometheus-sql-exporter is not installed ($sql_exporter)", 3 unless -x $sql_exporter;
-	skip "prometheus is not installed ($prometheus)", 3 unless -x $prometheus;
+	skip "prometheus-sql-exporter is not installed ($sql_exporter)", 4 unless -x $sql_exporter;
+	skip "prometheus is not installed ($prometheus)", 4 unless -x $prometheus;
 	my $sql_web = PostgreSQL::Test::Cluster::get_free_port();
 	my $prom_web = PostgreSQL::Test::Cluster::get_free_port();
 	# the schedule of one minute made one second, to compare without waiting
@@ -411,11 +497,20 @@ SKIP:
 		exec('bash', '-c', $cmd) or POSIX::_exit(1);
 	}
 	push @pids, $spid;
+	# One prometheus.yml: doc/alerting.md's (its job counter_crdt scraping
+	# the exporter above, its rules loaded, no Alertmanager listening), and
+	# this page's job added to its scrape_configs: Prometheus refuses two
+	# jobs of one name.
 	my $prom_yml = "$dir/prometheus.yml";
+	my $sql_job = recipe('metrics/prometheus-scrape', { '127.0.0.1:9237' => "127.0.0.1:$sql_web" });
+	ok($sql_job =~ s/\Ascrape_configs:\n//, 'metrics/prometheus-scrape is a scrape_configs block');
 	open(my $pf, '>', $prom_yml) or die "cannot write $prom_yml: $!";
-	print $pf "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n";
-	print $pf recipe('metrics/prometheus-scrape', { '127.0.0.1:9237' => "127.0.0.1:$sql_web" });
-	print $pf "  - job_name: postgres_exporter\n    static_configs:\n      - targets: ['127.0.0.1:$web_port']\n";
+	print $pf recipe('alerting/prometheus.yml', {
+		'15s' => '1s',
+		'/etc/prometheus/counter_crdt_rules.yml' => "$FindBin::RealBin/../../monitoring/counter_crdt_rules.yml",
+		'127.0.0.1:9093' => '127.0.0.1:' . PostgreSQL::Test::Cluster::get_free_port(),
+		'127.0.0.1:9187' => "127.0.0.1:$web_port" });
+	print $pf $sql_job;
 	close $pf;
 	my $ppid = fork() // die "fork: $!";
 	if ($ppid == 0)
@@ -448,17 +543,17 @@ SKIP:
 	for (1 .. 90)
 	{
 		$by = $series->();
-		last if %{ $by->{counter_crdt} // {} } && %{ $by->{postgres_exporter} // {} }
-		  && join(',', map { "$_=$by->{counter_crdt}{$_}" } sort keys %{ $by->{counter_crdt} })
-		  eq join(',', map { "$_=$by->{postgres_exporter}{$_}" } sort keys %{ $by->{postgres_exporter} });
+		last if %{ $by->{counter_crdt_sql} // {} } && %{ $by->{counter_crdt} // {} }
+		  && join(',', map { "$_=$by->{counter_crdt_sql}{$_}" } sort keys %{ $by->{counter_crdt_sql} })
+		  eq join(',', map { "$_=$by->{counter_crdt}{$_}" } sort keys %{ $by->{counter_crdt} });
 		usleep(500_000);
 	}
-	ok(scalar(keys %{ $by->{postgres_exporter} // {} }) > 20, 'Prometheus has the series of prometheus-postgres-exporter')
+	ok(scalar(keys %{ $by->{counter_crdt} // {} }) > 20, 'Prometheus has the series of prometheus-postgres-exporter (job counter_crdt)')
 	  or diag(slurp_file("$dir/prometheus.log"));
-	is_deeply($by->{counter_crdt}, $by->{postgres_exporter},
+	is_deeply($by->{counter_crdt_sql}, $by->{counter_crdt},
 		'the SQL exporter\'s series, renamed by the page\'s scrape configuration, are the same with the same values')
 	  or diag(slurp_file("$dir/sql_exporter.log"));
-	ok(exists $by->{counter_crdt}{"counter_crdt_shards_per_counter" . '{column_name="c",datname="app",quantile="0.99",relname="events",schemaname="shop"}'},
+	ok(exists $by->{counter_crdt_sql}{"counter_crdt_shards_per_counter" . '{column_name="c",datname="app",quantile="0.99",relname="events",schemaname="shop"}'},
 		'among them the quantiles of the partitioned table');
 }
 
@@ -468,6 +563,98 @@ $m = scrape();
 ok(!defined col($m, 'counters'), 'no series of the table without pg_monitor');
 ok(!defined col($m, 'counters', $EVENTS), 'nor of the partitioned table');
 is(health($m, 'writer_id_conflict'), 1, 'the health gauges stay');
+
+# Nothing planted for the monitoring role ran, at any scrape of any
+# exporter above; nor in the first scrape's series.
+is($node->safe_psql('app', "SELECT count(*) || ' calls ' || string_agg(DISTINCT who || ' ' || what, ', ') FROM counter_crdt_monitor.planted_calls"),
+	'', 'no exporter ran the views or functions the database owner planted for the monitoring role');
+ok(!grep({ /planted/ } keys %$primary_m), 'and no series of them');
+
+# A search_path of the database that finds the planted schema first, even
+# before pg_catalog: the role's own setting wins, and the queries of the
+# file, run by hand as the role (doc/alerting.md), read the real views.
+$node->safe_psql('app', q{
+	SET ROLE regress_app_owner;
+	ALTER DATABASE app SET search_path = counter_crdt_monitor, pg_catalog, public;
+});
+my ($by_hand) = recipe('metrics/queries') =~ /^counter_crdt_health:\n  query: \|\n((?:    .*\n)+)/m
+  or die 'recipe metrics/queries has no health query as a block';
+$by_hand =~ s/^    //mg;
+is($node->safe_psql('app', "SELECT pg_catalog.current_setting('search_path'); SELECT datname, count(*) FROM ($by_hand) AS q GROUP BY 1",
+		extra_params => [ '-U', 'counter_crdt_monitor' ]),
+	"pg_catalog\napp|$nkinds", 'under the database\'s path of the owner, the role\'s stays pg_catalog, and the health query reads the real view');
+$node->safe_psql('app', 'ALTER DATABASE app RESET search_path');
+is($node->safe_psql('app', "SELECT count(*) FROM counter_crdt_monitor.planted_calls"), '0', 'still nothing planted ran');
+
+# The careful install (metrics/extension-schema): the extension in a schema
+# a superuser owns, the files edited to name it.  The database owner may
+# rename public and plant a public of his own; the files read the
+# extension's schema, which he may not rename.  (pg_monitor given back to
+# the monitoring role, revoked above.)
+$node->safe_psql('postgres', 'GRANT pg_monitor TO counter_crdt_monitor');
+$node->safe_psql('postgres', 'CREATE DATABASE app_safe OWNER regress_app_owner');
+$node->safe_psql('app_safe', recipe('metrics/extension-schema', { 'DATABASE app ' => 'DATABASE app_safe ' }));
+$node->safe_psql('app_safe', qq{
+	SET ROLE regress_app_owner;
+	CREATE SCHEMA owned;
+	CREATE TABLE owned.visits (k int PRIMARY KEY, c counter_crdt);
+	INSERT INTO owned.visits VALUES (1, '{$A:1:5}'), (2, '{$A:1:2, $B:1:1}');
+	ALTER SCHEMA public RENAME TO public_was;
+});
+$node->safe_psql('app_safe', plant('public'));
+$node->psql('app_safe', 'SET ROLE regress_app_owner; ALTER SCHEMA counter_crdt RENAME TO counter_crdt_was',
+	stdout => \$stdout, stderr => \$stderr);
+like($stderr, qr/must be owner of schema counter_crdt/, 'the database owner may not rename the extension\'s schema');
+# The files as shipped would read the owner's public: that is why.
+is($node->safe_psql('app_safe', 'SELECT relname FROM public.counter_crdt_stat_tables',
+		extra_params => [ '-U', 'counter_crdt_monitor' ]),
+	'planted', 'with the extension out of public, public.counter_crdt_stat_tables is whatever the owner of public made');
+is($node->safe_psql('app_safe', 'SELECT string_agg(who || \' \' || what, \', \') FROM public.planted_calls'),
+	'counter_crdt_monitor counter_crdt_stat_tables', 'and it runs as the monitoring role');
+$node->safe_psql('app_safe', 'TRUNCATE public.planted_calls');
+my $safe_q = "$dir/safe/postgres_exporter_queries.yaml";
+my $safe_s = "$dir/safe/sql_exporter.yml";
+mkdir("$dir/safe") or die "mkdir: $!";
+PostgreSQL::Test::Utils::append_to_file($safe_q, recipe('metrics/queries'));
+PostgreSQL::Test::Utils::append_to_file($safe_s, recipe('metrics/sql-exporter-config'));
+system('bash', '-c', recipe('metrics/extension-schema-files', {
+	'monitoring/postgres_exporter_queries.yaml' => $safe_q, 'monitoring/sql_exporter.yml' => $safe_s }));
+is($?, 0, 'recipe metrics/extension-schema-files runs');
+foreach my $f ($safe_q, $safe_s)
+{
+	my $t = slurp_file($f);
+	my $n = () = $t =~ /FROM counter_crdt\.counter_crdt_stat_\w+$/mg;
+	is($n . ' ' . scalar(() = $t =~ /\bpublic\.counter_crdt_stat_/g), '4 0', "it names the extension's schema in the 4 queries of $f");
+}
+# This exporter as Debian's service runs it (recipe metrics/exporter-debian,
+# /etc/default/prometheus-postgres-exporter): its variables in the
+# environment, $ARGS split at spaces.
+my $safe_web = PostgreSQL::Test::Cluster::get_free_port();
+my $defaults = "$dir/safe/prometheus-postgres-exporter";
+PostgreSQL::Test::Utils::append_to_file($defaults, recipe('metrics/exporter-debian', {
+	'127.0.0.1:5432/app?' => "$host:$port/app_safe?",
+	'/etc/prometheus/postgres_exporter_queries.yaml' => $safe_q,
+	'127.0.0.1:9187' => "127.0.0.1:$safe_web" }));
+{
+	my $spid = fork() // die "fork: $!";
+	if ($spid == 0)
+	{
+		setpgrp(0, 0);
+		open(STDOUT, '>', "$dir/exporter_safe.log") or POSIX::_exit(1);
+		open(STDERR, '>&', \*STDOUT) or POSIX::_exit(1);
+		exec('bash', '-c', "set -a; . '$defaults'; set +a; exec $exporter_bin \$ARGS") or POSIX::_exit(1);
+	}
+	push @pids, $spid;
+}
+my $VISITS = '{column_name="c",datname="app_safe",relname="visits",schemaname="owned"}';
+my $safe_m = scrape_until(sub { exists $_[0]{"counter_crdt_counters$VISITS"} }, $safe_web, 100, 200_000);
+is_deeply([ map { $safe_m->{"counter_crdt_$_$VISITS"} } qw(counters writers shards) ], [ 2, 2, 3 ],
+	'the exporter of the edited file, started as Debian\'s service starts it, serves the figures of the owner\'s table in app_safe')
+  or diag(slurp_file("$dir/exporter_safe.log"));
+is(scalar(grep { /^counter_crdt_health_problems\{datname="app_safe"/ } keys %$safe_m), $nkinds, "and its $nkinds health gauges");
+ok(!grep({ /planted/ } keys %$safe_m), 'none of the owner\'s public');
+is($node->safe_psql('app_safe', 'SELECT count(*) FROM public.planted_calls'), '0',
+	'no scrape ran the owner\'s views');
 
 foreach my $p (@pids)
 {

@@ -29,8 +29,17 @@
 #  - every rule Prometheus loaded has severity page or ticket, a summary, a
 #    description and a runbook naming a heading of doc/alerting.md, and the
 #    page's table of alerts gives each its severity and for: as loaded;
+#    the recording rules are named level:metric:operations;
+#  - the recipe alerting/runbook-url, on a copy of monitoring/: alerting/check
+#    passes on it, and the short copy, made from its rules, has for each
+#    alert the runbook_url of its runbook's section;
 #  - every expr of the Grafana dashboard monitoring/grafana/counter_crdt.json
-#    has a non-empty result on the live Prometheus.
+#    has a non-empty result on the live Prometheus, and its data source is
+#    the one of its __inputs (Grafana's import asks for it);
+#  - the inhibit rule of alerting/alertmanager.yml, with alerts sent to
+#    Alertmanager's API: CounterCrdtDatabaseDown mutes the other counter_crdt
+#    alerts of its job and instance, not those of another instance or of
+#    another rule file.
 #
 # Skipped when Prometheus, promtool, prometheus-postgres-exporter,
 # Alertmanager, amtool or curl is not installed.  Everything it starts is stopped at the end, also on failure.
@@ -205,17 +214,31 @@ PostgreSQL::Test::Utils::append_to_file($am_conf, recipe('alerting/alertmanager.
 {
 	my $cmd = recipe('alerting/alertmanager-check', { '/etc/prometheus/alertmanager.yml' => $am_conf });
 	my $out = `$cmd 2>&1`;
-	ok($? == 0 && $out =~ /SUCCESS/ && $out =~ /\b2 receivers\b/,
-		'recipe alerting/alertmanager-check: SUCCESS, 2 receivers') or diag($out);
+	ok($? == 0 && $out =~ /SUCCESS/ && $out =~ /\b2 receivers\b/ && $out =~ /\b1 inhibit rules\b/,
+		'recipe alerting/alertmanager-check: SUCCESS, 1 inhibit rules, 2 receivers') or diag($out);
 }
 my $am_port = PostgreSQL::Test::Cluster::get_free_port();
 my $am_log = "$dir/alertmanager.log";
 start_bg($am_log, $bin{alertmanager}[0], "--config.file=$am_conf", "--storage.path=$dir/alertmanager-data",
 	"--web.listen-address=127.0.0.1:$am_port", '--cluster.listen-address=');
 
+# The recipe alerting/runbook-url on a copy of monitoring/: a runbook_url
+# for each alert and in the unit tests' expectations, which alerting/check
+# then passes as before.  The short copy below is made from its rules.
+my $url_mon = "$dir/url/monitoring";
+my $url_base = 'https://wiki.example.com/counter_crdt/alerting';
+system('mkdir', '-p', "$dir/url") == 0 && system('cp', '-a', $mon, "$dir/url/") == 0 or die "cannot copy $mon";
+system('bash', '-c', "cd $dir/url && " . recipe('alerting/runbook-url'));
+is($?, 0, 'recipe alerting/runbook-url runs');
+foreach my $cmd (split /\n/, recipe('alerting/check', { 'monitoring/' => "$url_mon/" }))
+{
+	my $out = `$cmd 2>&1`;
+	ok($? == 0 && $out !~ /FAILED/, "with the runbook_url of alerting/runbook-url: $cmd") or diag($out);
+}
+
 # Prometheus by the recipe, loading the shipped rules and the short copy.
 my $rules = PostgreSQL::Test::Utils::slurp_file("$mon/counter_crdt_rules.yml");
-(my $short = $rules) =~ s/^(\s+for: )\S+$/${1}2s/mg;
+(my $short = PostgreSQL::Test::Utils::slurp_file("$url_mon/counter_crdt_rules.yml")) =~ s/^(\s+for: )\S+$/${1}2s/mg;
 $short =~ s/^(  - name: counter_crdt_\w+)$/${1}_short/mg;
 my $nfor = () = $rules =~ /^\s+for: /mg;
 my $ngroups = () = $rules =~ /^  - name: /mg;
@@ -357,11 +380,39 @@ is_deeply(\%table, \%loaded, 'the table of doc/alerting.md gives each alert its 
 my $in_file = () = $rules =~ /^\s+- alert: /mg;
 is($nalerts, $in_file, "Prometheus loaded the $in_file alerts of the shipped file");
 is_deeply(\@bad, [], 'each has severity page or ticket, a summary, a description and a runbook section of doc/alerting.md');
+# The short copy, made from the rules of alerting/runbook-url: each alert's
+# runbook_url is the address of its runbook's section.
+my @no_url = map {
+	my $g = $_;
+	map {
+		my $ann = $rules_now->{$g}{$_}{annotations};
+		my ($frag) = ($ann->{runbook} // '') =~ /(#.+)$/;
+		($ann->{runbook_url} // '') eq $url_base . ($frag // '-') ? () : ("$_: runbook_url '" . ($ann->{runbook_url} // '') . "'");
+	} sort keys %{ $rules_now->{$g} }
+} grep { /_short$/ } sort keys %$rules_now;
+is_deeply(\@no_url, [], "with alerting/runbook-url, each alert's runbook_url is $url_base and its runbook's section");
+# Recording rules are named level:metric:operations, as Prometheus names them.
+my $rec = api('/api/v1/rules?type=record');
+my @rec = map { map { $_->{name} } @{ $_->{rules} } } grep { $_->{name} !~ /_short$/ } @{ $rec ? $rec->{groups} : [] };
+ok(@rec && !grep({ !/^[a-z_]+:counter_crdt_[a-z_]+:[a-z0-9_]+$/ } @rec),
+	'every recording rule is named level:metric:operations: ' . join(' ', @rec));
 
 # The Grafana dashboard: each expr has a result.
 my $dash_file = "$mon/grafana/counter_crdt.json";
 my $dash = eval { JSON::PP::decode_json(slurp_file($dash_file)) };
 ok($dash, "$dash_file is JSON") or diag($@);
+# Grafana's import asks for the data source: one input of the Prometheus
+# plugin, and every panel and query takes its data source from it.
+my @inputs = @{ $dash ? $dash->{__inputs} // [] : [] };
+my $ds = @inputs == 1 && $inputs[0]{type} eq 'datasource' && $inputs[0]{pluginId} eq 'prometheus'
+  ? '${' . $inputs[0]{name} . '}' : undef;
+ok($ds, 'the dashboard\'s __inputs ask for one Prometheus data source');
+my @loose_ds = grep { ($_->{type} // '') ne 'prometheus' || ($_->{uid} // '') ne ($ds // '') }
+  map { ($_->{datasource} // {}, map { $_->{datasource} // {} } @{ $_->{targets} // [] }) }
+  @{ $dash ? $dash->{panels} : [] };
+ok(!@loose_ds && !grep({ ($_->{type} // '') eq 'datasource' } @{ $dash ? $dash->{templating}{list} // [] : [] }),
+	"every panel and query of the dashboard reads the data source of its input, $ds")
+  or diag(JSON::PP->new->canonical->encode(\@loose_ds));
 my @exprs = map { map { $_->{expr} } @{ $_->{targets} // [] } } @{ $dash ? $dash->{panels} : [] };
 ok(@exprs > 0, scalar(@exprs) . ' exprs in the dashboard');
 foreach my $e (@exprs)
@@ -522,6 +573,35 @@ foreach my $n (@notes)
 ok(@notes >= 10 && !@misrouted, scalar(@notes) . ' notifications, each at the receiver of its severity, '
 	  . 'each of an alert whose fault was made')
   or diag(join("\n", @misrouted));
+
+# The inhibit rule of alerting/alertmanager.yml, with alerts sent to
+# Alertmanager itself (after the check above: the webhooks hear of them
+# too): while CounterCrdtDatabaseDown fires for an exporter, the other
+# counter_crdt alerts of its job and instance are muted, those of another
+# instance and the alerts of other rule files are not.
+{
+	my %base = (job => 'counter_crdt', severity => 'page');
+	my @send = (
+		{ %base, alertname => 'CounterCrdtDatabaseDown', instance => 'x:9187' },
+		{ %base, alertname => 'CounterCrdtSubscriptionDisabled', instance => 'x:9187', datname => 'app', subname => 's' },
+		{ %base, alertname => 'PostgresReplicationLag', instance => 'x:9187' },
+		{ %base, alertname => 'CounterCrdtSubscriptionDisabled', instance => 'y:9187', datname => 'app', subname => 's' });
+	my $body = JSON::PP->new->canonical->encode([ map { { labels => $_ } } @send ]);
+	my $out = `$curl -s --max-time 5 -XPOST -H 'Content-Type: application/json' --data '$body' http://127.0.0.1:$am_port/api/v2/alerts`;
+	my $last = '';
+	my $want = 'CounterCrdtDatabaseDown x:9187 active, CounterCrdtSubscriptionDisabled x:9187 suppressed, '
+	  . 'CounterCrdtSubscriptionDisabled y:9187 active, PostgresReplicationLag x:9187 active';
+	my $got = wait_until(10, sub {
+			my $j = eval { JSON::PP::decode_json(`$curl -s --max-time 5 http://127.0.0.1:$am_port/api/v2/alerts`) } // [];
+			my $s = join(', ', sort map { "$_->{labels}{alertname} $_->{labels}{instance} $_->{status}{state}" }
+				  grep { ($_->{labels}{instance} // '') =~ /^[xy]:9187$/ } @$j);
+			$last = $s;
+			$s eq $want ? $s : undef;
+		});
+	is($got // $last, $want,
+		'the inhibit rule: CounterCrdtDatabaseDown mutes the other counter_crdt alerts of its instance only')
+	  or diag($out . slurp_file($am_log));
+}
 
 stop_bg($_) foreach (my @p = @pids);
 note(sprintf('026 took %.1f s', time - $started));
