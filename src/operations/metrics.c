@@ -41,6 +41,7 @@
 #include "access/table.h"
 #include "access/tableam.h"
 #include "catalog/pg_authid.h"
+#include "catalog/pg_namespace.h"
 #include "catalog/pg_type.h"
 #include "executor/tuptable.h"
 #include "funcapi.h"

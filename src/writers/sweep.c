@@ -290,7 +290,7 @@ cc_within_lock_timeout(void (*fn) (void *arg), void *arg)
 {
 	MemoryContext cxt = CurrentMemoryContext;
 	ResourceOwner owner = CurrentResourceOwner;
-	bool		done = true;
+	volatile bool done = true;
 
 	if (LockTimeout <= 0)
 	{
