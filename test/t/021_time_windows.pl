@@ -32,12 +32,16 @@
 #    error for the schema partman.
 #
 #  - scheduling: pg_cron's configuration block in every server's
-#    postgresql.conf, the page's pg_cron job on all three (its command is the
-#    maintenance block without BEGIN and COMMIT), on a brought forward to run
-#    soon: cron.job_run_details says it succeeded, the partition it made has
-#    its truncate guard, health is empty; the crontab line's command (psql -f
-#    of the maintenance block) on b, the same; what pg_partman_bgw runs leaves
-#    hits alone (automatic_maintenance = 'off' on all three).
+#    postgresql.conf, the page's pg_cron block in postgres on all three: the
+#    maintenance job (its command the maintenance block without BEGIN and
+#    COMMIT) scheduled to run in app, pg_cron not in app, the purge job's
+#    command deleting runs older than a week and no others; on a the job
+#    brought forward to run soon: cron.job_run_details says it succeeded,
+#    the partition it made has its truncate guard, health is empty; the
+#    crontab line's command (psql -f of the maintenance block) on b, the
+#    same; what pg_partman_bgw runs leaves hits alone (automatic_maintenance
+#    = 'off' on all three); run_maintenance_proc() refused inside a
+#    transaction block, as the page says.
 #
 # pg_partman 5 (17, 18) runs the parent-partman5 block, 4 (15)
 # parent-partman4; names, bounds and premake are checked for each.  Skipped
@@ -490,10 +494,42 @@ is($q->('a', recipe('time-windows/rate', {})), '0', 'rate of a key without incre
 # with premake 10; the crontab line's command on b; what pg_partman_bgw
 # runs (4: run_maintenance(), 5: run_maintenance_proc()) leaves hits alone
 {
-	readme_run($node{$_}, 'app', 'time-windows/pg_cron') foreach @names;
+	my $qp = sub { my ($s, $sql) = @_; return $node{$s}->safe_psql('postgres', $sql); };
+	readme_run($node{$_}, 'postgres', 'time-windows/pg_cron') foreach @names;
 	my $block = join("\n", grep { !/^(BEGIN|COMMIT);$/ && !/^--/ } split /\n/, recipe('time-windows/maintenance'));
-	is($q->('a', q{SELECT btrim(command, E'\n') FROM cron.job WHERE jobname = 'hits-maintenance'}),
-		$block, "the pg_cron job's command is the maintenance block without BEGIN and COMMIT");
+	foreach my $s (@names)
+	{
+		is($qp->($s, q{SELECT btrim(command, E'\n') FROM cron.job WHERE jobname = 'hits-maintenance'}),
+			$block, "$s: the pg_cron job's command is the maintenance block without BEGIN and COMMIT");
+		is( $qp->($s, q{SELECT string_agg(jobname || ' ' || database || ' ' || (username = current_user), ',' ORDER BY jobname)
+		                  FROM cron.job}),
+			'cron-run-details-purge postgres true,hits-maintenance app true',
+			"$s: the maintenance job runs in app, the purge in postgres, both as the role that scheduled them");
+		is($q->($s, q{SELECT count(*) FROM pg_extension WHERE extname = 'pg_cron'}),
+			'0', "$s: pg_cron is not in app");
+	}
+	# the purge job's command, run as pg_cron would: a week of runs kept
+	{
+		my $jobid = $qp->('c', q{SELECT jobid FROM cron.job WHERE jobname = 'hits-maintenance'});
+		$qp->('c', qq{INSERT INTO cron.job_run_details (jobid, runid, database, username, command, status, start_time, end_time)
+		              VALUES ($jobid, -1, 'app', current_user, 'old', 'succeeded', now() - interval '8 days', now() - interval '8 days'),
+		                     ($jobid, -2, 'app', current_user, 'recent', 'succeeded', now() - interval '6 days', now() - interval '6 days')});
+		$qp->('c', $qp->('c', q{SELECT command FROM cron.job WHERE jobname = 'cron-run-details-purge'}));
+		is($qp->('c', q{SELECT string_agg(command, ',') FROM cron.job_run_details WHERE runid < 0}),
+			'recent', "c: the purge job's command deletes the runs older than a week, keeps the others");
+	}
+	# run_maintenance_proc() commits per partition set: not in the block's transaction
+	{
+		my ($rc, $out, $err) = $node{a}->psql('app', q{BEGIN;
+			LOCK TABLE hits IN SHARE ROW EXCLUSIVE MODE;
+			UPDATE partman.part_config SET automatic_maintenance = 'on' WHERE parent_table = 'public.hits';
+			CALL partman.run_maintenance_proc();
+			COMMIT;});
+		like($err, qr/ERROR:  invalid transaction termination/,
+			'run_maintenance_proc() in a transaction block fails: invalid transaction termination, as the page says');
+		is($q->('a', q{SELECT automatic_maintenance FROM partman.part_config WHERE parent_table = 'public.hits'}),
+			'off', '... and its transaction is rolled back');
+	}
 
 	my $a_before = partitions('a');
 	$q->($_, q{UPDATE partman.part_config SET premake = 10 WHERE parent_table = 'public.hits'}) foreach qw(a b);
@@ -501,11 +537,11 @@ is($q->('a', recipe('time-windows/rate', {})), '0', 'rate of a key without incre
 	is(partitions('a'), $a_before, "what pg_partman_bgw runs leaves hits alone (automatic_maintenance off)");
 
 	# pg_cron 1.4 takes cron's fields only: the next minute at the soonest
-	my $cron = $q->('a', q{SELECT extversion FROM pg_extension WHERE extname = 'pg_cron'});
+	my $cron = $qp->('a', q{SELECT extversion FROM pg_extension WHERE extname = 'pg_cron'});
 	my $soon = $cron =~ /^1\.[0-4]\b/ ? '* * * * *' : '2 seconds';
 	my $alter = q{SELECT cron.alter_job(jobid, schedule => '%s') FROM cron.job WHERE jobname = 'hits-maintenance'};
 	my $t0 = time();
-	$q->('a', sprintf($alter, $soon));
+	$qp->('a', sprintf($alter, $soon));
 
 	# b, meanwhile: the crontab line's command, the block in a file of the test
 	my $file = $node{b}->basedir . '/hits-maintenance.sql';
@@ -532,11 +568,11 @@ is($q->('a', recipe('time-windows/rate', {})), '0', 'rate of a key without incre
 	my $runs = '';
 	while (time() < $t0 + 75)
 	{
-		$runs = $q->('a', recipe('time-windows/pg_cron-runs'));
+		$runs = $qp->('a', recipe('time-windows/pg_cron-runs'));
 		last if $runs =~ /^(succeeded|failed)\|/;
 		usleep(250_000);
 	}
-	$q->('a', sprintf($alter, '*/10 * * * *'));
+	$qp->('a', sprintf($alter, '*/10 * * * *'));
 	note(sprintf('the pg_cron job (pg_cron %s, schedule %s) ran %.1fs after it was brought forward', $cron, $soon, time() - $t0));
 	like($runs, qr/^succeeded\|SELECT 1\|/, 'a: cron.job_run_details shows the job succeeded');
 	my %a_before = map { ($_ => 1) } split /,/, $a_before;
@@ -547,13 +583,14 @@ is($q->('a', recipe('time-windows/rate', {})), '0', 'rate of a key without incre
 	is(health('a'), '', "pg_cron job: counter_crdt_health() on a reports nothing");
 }
 
-# no error in the servers' logs but those the test caused: the held-back
+# no error in the servers' logs but those the test caused (and the
+# run_maintenance_proc() of section 7 on a): the held-back
 # rows stop the apply worker, and the one started next may find the
 # replication origin still held by the one that is exiting (it then retries)
 foreach my $s (@names)
 {
 	my @errors = grep {
-		!/ERROR:  (hits has no partition for minute|no partition of relation "hits" found for row|minute .* of hits is past its retention|cannot truncate table|replication origin with ID \d+ is already active for PID \d+)/
+		!/ERROR:  (hits has no partition for minute|no partition of relation "hits" found for row|minute .* of hits is past its retention|cannot truncate table|invalid transaction termination|replication origin with ID \d+ is already active for PID \d+)/
 	} grep { /ERROR:/ } split /\n/, slurp_file($node{$s}->logfile);
 	is(join("\n", @errors), '', "no other errors in the log of $s");
 }

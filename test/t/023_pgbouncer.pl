@@ -3,8 +3,16 @@
 # three-server mesh of doc/replication.md (test/t/ReadmeMesh.pm), configured
 # by the page's blocks (only ports and paths substituted; on 1.21 and later
 # with the page's max_prepared_statements line, which 1.18 must refuse), the
-# application logging in as app_user with SCRAM through PgBouncer's userlist.
+# application logging in as app_user with SCRAM, its secret looked up by
+# PgBouncer's auth_query through the page's SECURITY DEFINER function as
+# pgbouncer_auth, the one role of the page's userlist.txt.
 #
+#  - auth_query: app_user through the pooler, its SCRAM secret used to log
+#    in to a; a role made while PgBouncer runs gets in at once; a superuser
+#    and a wrong password do not; pgbouncer_auth may call the lookup
+#    function and read nothing else; the page's admin command (the user
+#    pgbouncer through the socket, no password) prints SHOW POOLS with
+#    app_user's pool;
 #  - increments through the pooler: the page's block, step 4 of the
 #    replication recipe, and the page's pgbench script run by eight clients
 #    with -M simple while b and c take increments directly: every server
@@ -95,6 +103,7 @@ my $host = $na->host;
 
 # ------------------------------------------------------------ the set-up
 readme_run($na, 'app', 'pooling/role');
+readme_run($na, 'app', 'pooling/auth_query');
 {
 	my $hba = $na->data_dir . '/pg_hba.conf';
 	my $rest = slurp_file($hba);
@@ -105,15 +114,36 @@ readme_run($na, 'app', 'pooling/role');
 }
 my $dir = PostgreSQL::Test::Utils::tempdir_short();
 my $userlist = "$dir/userlist.txt";
-append_to_file($userlist, readme_run($na, 'app', 'pooling/userlist') . "\n");
-like(slurp_file($userlist), qr/^"app_user" "SCRAM-SHA-256\$4096:[^"]+"$/m,
-	'the userlist line holds the role and its SCRAM secret, in double quotes');
+append_to_file($userlist, recipe('pooling/userlist.txt'));
+chmod 0600, $userlist;
+unlike(slurp_file($userlist), qr/app_user/, "the page's userlist.txt has no line for app_user");
+{
+	# as $user with password $pw (the page's pg_hba.conf lines ask for it)
+	my $as = sub {
+		my ($user, $pw, $sql) = @_;
+		local $ENV{PGPASSWORD} = $pw;
+		return $na->psql('app', $sql, extra_params => [ '-U', $user ]);
+	};
+	my ($lookup_pw) = recipe('pooling/userlist.txt') =~ /^"pgbouncer_auth" "([^"]+)"$/m;
+	my ($rc, $out, $err) = $as->('pgbouncer_auth', $lookup_pw,
+		q{SELECT uname, phash ~ '^SCRAM-SHA-256\$4096:' FROM pgbouncer.user_lookup('app_user')});
+	is("$rc|$out", '0|app_user|t', 'pgbouncer_auth: the lookup function gives app_user\'s SCRAM secret') or diag($err);
+	my $super = $na->safe_psql('app', 'SELECT current_user');
+	is($na->safe_psql('app', qq{SELECT count(*) FROM pgbouncer.user_lookup('$super') WHERE uname IS NOT NULL}),
+		'0', "the lookup function gives nothing for a superuser ($super)");
+	($rc, $out, $err) = $as->('pgbouncer_auth', $lookup_pw, 'SELECT count(*) FROM pg_authid');
+	like($err, qr/permission denied for table pg_authid/, 'pgbouncer_auth cannot read pg_authid itself');
+	($rc, $out, $err) = $as->('app_user', 'change-this-too', q{SELECT count(*) FROM pgbouncer.user_lookup('app_user')});
+	like($err, qr/permission denied for schema pgbouncer/, 'app_user cannot call the lookup function');
+}
 
 # For the test only: a superuser through the pooler (the server trusts it
-# from the loopback, as the test servers trust every role there).
+# from the loopback, as the test servers trust every role there), in
+# PgBouncer's userlist, since the lookup function does not give superusers.
 $na->safe_psql('app', "CREATE ROLE pool_admin WITH LOGIN SUPERUSER PASSWORD 'admin-secret'");
 append_to_file($userlist,
-	readme_run_subst($na, 'app', 'pooling/userlist', { "'app_user'" => "'pool_admin'" }) . "\n");
+	$na->safe_psql('app', q{SELECT '"' || rolname || '" "' || rolpassword || '"' FROM pg_authid WHERE rolname = 'pool_admin'})
+	  . "\n");
 
 # The page's ini for a PgBouncer of directory $d on port $port.
 sub page_ini
@@ -254,7 +284,39 @@ my ($rc0, $who) = pooled_psql(q{SELECT current_user, current_setting('port'), ro
 	FROM pg_roles WHERE rolname = current_user});
 is($who, 'app_user|' . $na->port . '|f', 'through the pooler: app_user on a, not a superuser');
 like(slurp_file($na->logfile), qr/connection authenticated: identity="app_user" method=scram-sha-256/,
-	'PgBouncer logged in to a with the SCRAM secret of its userlist');
+	'PgBouncer logged in to a with the SCRAM secret that auth_query gave');
+like(slurp_file($na->logfile), qr/connection authenticated: identity="pgbouncer_auth" method=scram-sha-256/,
+	'PgBouncer looked it up as pgbouncer_auth, with the password of its userlist.txt');
+{
+	# a role made now gets in at once: nothing to copy into userlist.txt
+	$na->safe_psql('app', q{CREATE ROLE app_user2 WITH LOGIN PASSWORD 'another-secret';
+		GRANT SELECT ON page_views TO app_user2});
+	my ($out, $err) = ('', '');
+	IPC::Run::run([ 'psql', '-X', '-A', '-t', '-d', "host=127.0.0.1 port=$bport dbname=app user=app_user2 password=another-secret",
+			'-c', 'SELECT current_user' ], '>', \$out, '2>', \$err, IPC::Run::timeout(60));
+	is($out, "app_user2\n", 'a role made while PgBouncer runs logs in through it at once') or diag($err);
+	IPC::Run::run([ 'psql', '-X', '-A', '-t', '-d', "host=127.0.0.1 port=$bport dbname=app user=app_user2 password=wrong",
+			'-c', 'SELECT current_user' ], '>', \$out, '2>', \$err, IPC::Run::timeout(60));
+	like($err, qr/password authentication failed|SASL authentication failed/, '... not with a wrong password');
+	$na->safe_psql('app', q{CREATE ROLE pool_super WITH LOGIN SUPERUSER PASSWORD 'super-secret'});
+	($out, $err) = ('', '');
+	IPC::Run::run([ 'psql', '-X', '-A', '-t', '-d', "host=127.0.0.1 port=$bport dbname=app user=pool_super password=super-secret",
+			'-c', 'SELECT current_user' ], '>', \$out, '2>', \$err, IPC::Run::timeout(60));
+	is($out, '', 'a superuser not in userlist.txt is not let in through the pooler');
+	like($err, qr/no such user|password authentication failed|SASL authentication failed/,
+		'... refused (1.18: no such user), not a bouncer config error')
+	  or diag($err);
+
+	# the page's admin command, as the system user that runs PgBouncer (the test's)
+	my $cmd = recipe('pooling/admin', { 'sudo -u postgres ' => '', '-p 6432' => "-p $bport" });
+	local $ENV{PGHOST} = $dir;
+	($out, $err) = ('', '');
+	my $ok = IPC::Run::run([ 'sh', '-c', $cmd ], '>', \$out, '2>', \$err, IPC::Run::timeout(60));
+	ok($ok, "the page's admin command runs: $cmd") or diag($err);
+	like($out, qr/^\s*database\s*\|\s*user\s*\|\s*cl_active\s*\|\s*cl_waiting\s*\|/m, '... and prints SHOW POOLS');
+	like($out, qr/^\s*app\s*\|\s*app_user\s*\|/m, "... with app_user's pool of app");
+	like($out, qr/^\s*app\s*\|\s*pgbouncer_auth\s*\|/m, "... and the lookup role's");
+}
 
 # Interactive sessions through the pooler, to interleave two clients.
 sub session
@@ -934,7 +996,7 @@ is(a_shards($_), join("\n", map { "$_|$through{$_}" } sort keys %through),
 	'end: a\'s shard of every page on ' . $_->name . ' = what went through the pooler')
   foreach ($na, $nb, $nc);
 $mesh->check_logs('end',
-	qr/relation "batch" (already exists|does not exist)|prepared statement "(?:[PS]|_pg3)_\d+"|permission denied to start WAL sender|Only roles with the REPLICATION attribute|deadlock detected|current transaction is aborted|unexpected EOF on client connection/);
+	qr/relation "batch" (already exists|does not exist)|prepared statement "(?:[PS]|_pg3)_\d+"|permission denied to start WAL sender|Only roles with the REPLICATION attribute|deadlock detected|current transaction is aborted|unexpected EOF on client connection|permission denied for (?:table pg_authid|schema pgbouncer)/);
 
 $bouncer->signal('TERM');
 $bouncer->finish;

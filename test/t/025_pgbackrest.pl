@@ -149,6 +149,26 @@ ok($mesh->run_workload([ $na, $nb, $nc ], 1, 60, \@pages), 'increments before th
 stream_w(1, 10);
 run_sh('backups/stanza');
 run_sh('backups/full');
+# the page's config block: the repository encrypted, zst, the archive asynchronous
+{
+	my @info = map { "$repo/$_/a/$_.info" } qw(backup archive);
+	is(join(',', map { open(my $fh, '<', $_) or die "cannot read $_: $!"; read($fh, my $b, 8); $b } @info),
+		'Salted__,Salted__', 'backup.info and archive.info are encrypted (repo1-cipher-type)');
+	my @files = glob("$repo/backup/a/*F/pg_data/PG_VERSION*");
+	like("@files", qr/PG_VERSION\.zst$/, 'the full backup\'s files are compressed with zst');
+	ok(-d "$tmp/spool/archive/a/out", 'archive-push is asynchronous: its queue is in spool-path');
+	my ($out, $err) = ('', '');
+	{
+		# pgBackRest takes the passphrase from the environment, not the command line
+		local $ENV{PGBACKREST_REPO1_CIPHER_PASS} = 'another-passphrase';
+		IPC::Run::run([ 'pgbackrest', "--config=$conf", '--stanza=a', 'info' ],
+			'>', \$out, '2>', \$err, IPC::Run::timeout(60));
+	}
+	like("$out$err", qr/CryptoError|unable to load info file|decrypt/i, 'with another passphrase the repository cannot be read')
+	  or diag("$out$err");
+	unlike("$out$err", qr/not allowed on the command-line/, '... (the passphrase given as pgBackRest takes it)');
+	note("pgbackrest info with another passphrase: $out$err");
+}
 ok($mesh->run_workload([ $na, $nb, $nc ], 1, 60, \@pages), 'increments before the incremental backup acknowledged');
 run_sh('backups/incr');
 ok($mesh->run_workload([ $na, $nb, $nc ], 1, 60, \@pages), 'increments after the backups acknowledged');
@@ -248,6 +268,9 @@ sub wait_subs
 my $nd = restored('d');
 my ($wal_d, $id_d, $pinned_d, $hist_d) = restored_check($nd);
 like($wal_d, qr/^00000002/, 'd writes its WAL on timeline 2');
+is($nd->safe_psql('postgres', 'SHOW archive_mode'), 'off', 'd: archive_mode is off, by restore --archive-mode=off');
+like(slurp_file($nd->data_dir . '/postgresql.auto.conf'), qr/^archive_mode = 'off'$/m,
+	'd: pgBackRest wrote archive_mode = \'off\' into postgresql.auto.conf');
 is($id_d, $A_ID, 'd came with the writer id that a pinned');
 is($pinned_d, $A_ID, 'd: the pinned setting is a\'s, from postgresql.auto.conf');
 my ($hist_a) = $na->safe_psql('app', 'SELECT string_agg(timeline || \'|\' || writer, \',\') FROM counter_crdt_node_id_history()');
