@@ -107,16 +107,17 @@ model_record_beats(const unsigned char *x, const unsigned char *y)
 {
 	cc_fold		fx,
 				fy;
-	int64_t		kx[4],
-				ky[4];
 
 	memcpy(&fx, x, sizeof(fx));
 	memcpy(&fy, y, sizeof(fy));
-	kx[0] = fx.tclock, kx[1] = fx.aclock, kx[2] = fx.avalue, kx[3] = fx.absorbed;
-	ky[0] = fy.tclock, ky[1] = fy.aclock, ky[2] = fy.avalue, ky[3] = fy.absorbed;
-	for (int k = 0; k < 4; k++)
-		if (kx[k] != ky[k])
-			return kx[k] > ky[k];
+	{
+		int64_t		kx[4] = {fx.tclock, fx.aclock, fx.avalue, fx.absorbed},
+					ky[4] = {fy.tclock, fy.aclock, fy.avalue, fy.absorbed};
+
+		for (int k = 0; k < 4; k++)
+			if (kx[k] != ky[k])
+				return kx[k] > ky[k];
+	}
 	return false;
 }
 
@@ -295,8 +296,9 @@ test_cycles(void)
  * reached from X>T (nothing leads to W), so neither it nor Z's shard
  * belongs: a closure that walked T's records downwards from T>U would
  * take W>Z (below it in record order) and then Z's shard, and still
- * merge right.  Then the same with the unrelated record above instead
- * (Z>W... W live), and between.
+ * merge right.  Then its kin: b's records older rather than gone, the
+ * unrelated record above the chain (Z>W, W live) or into its end (W>U),
+ * T retired into two writers, nothing winning, a shard alone winning.
  */
 static void
 test_issue_case(void)
@@ -369,6 +371,15 @@ enum
 };
 
 static void
+shard_at(cc_shard *sh, size_t *n, const uint8_t *id, int64_t clock, int64_t value)
+{
+	memcpy(sh[*n].id, id, CC_ID_LEN);
+	sh[*n].clock = clock;
+	sh[*n].value = value;
+	(*n)++;
+}
+
+static void
 chain_case(const int *perm, int m, int p, bool drop, bool fork, bool into)
 {
 	const uint8_t *id[R_C0 + 5];
@@ -388,19 +399,19 @@ chain_case(const int *perm, int m, int p, bool drop, bool fork, bool into)
 #define C(k) ((k) == m ? id[R_LIVE_END] : id[R_C0 + (k)])
 	for (int k = 0; k < m; k++)
 		rec[nf++] = cc_test_fold_record(C(k), C(k + 1), 2 + k, 1 + k, 10 * (k + 1), 10 * (k + 1));
-	memcpy(sh[n].id, id[R_LIVE_END], CC_ID_LEN), sh[n].clock = 10, sh[n++].value = 100;
+	shard_at(sh, &n, id[R_LIVE_END], 10, 100);
 	if (into)
 		rec[nf++] = cc_test_fold_record(id[R_U], id[R_LIVE_END], 3, 2, 4, 4);
 	else
 	{
 		rec[nf++] = cc_test_fold_record(id[R_U], id[R_V], 3, 2, 4, 4);
-		memcpy(sh[n].id, id[R_V], CC_ID_LEN), sh[n].clock = 5, sh[n++].value = 7;
+		shard_at(sh, &n, id[R_V], 5, 7);
 	}
-	memcpy(sh[n].id, id[R_L], CC_ID_LEN), sh[n].clock = 1, sh[n++].value = 1;
+	shard_at(sh, &n, id[R_L], 1, 1);
 	if (fork)
 	{
 		rec[nf++] = cc_test_fold_record(C(1), id[R_E], 4, 2, 5, 5);
-		memcpy(sh[n].id, id[R_E], CC_ID_LEN), sh[n].clock = 6, sh[n++].value = 9;
+		shard_at(sh, &n, id[R_E], 6, 9);
 	}
 #undef C
 	/* sorted by memcmp, apart from the core's order */
@@ -548,8 +559,10 @@ test_random_pairs(long cases)
 
 		cc_test_random_folded(&rng, &x);
 		memset(&a, 0, sizeof(a));
-		memcpy(a.s, x.s, x.n * CC_SHARD_SIZE), a.n = x.n;
-		memcpy(a.f, x.f, x.nf * CC_FOLD_SIZE), a.nf = x.nf;
+		memcpy(a.s, x.s, x.n * CC_SHARD_SIZE);
+		a.n = x.n;
+		memcpy(a.f, x.f, x.nf * CC_FOLD_SIZE);
+		a.nf = x.nf;
 		memset(&b, 0, sizeof(b));
 		if (kind == 0)
 		{
@@ -577,8 +590,10 @@ test_random_pairs(long cases)
 			vy = cc_test_folded_view(&y);
 			if (kind == 2)
 			{
-				memcpy(b.s, y.s, y.n * CC_SHARD_SIZE), b.n = y.n;
-				memcpy(b.f, y.f, y.nf * CC_FOLD_SIZE), b.nf = y.nf;
+				memcpy(b.s, y.s, y.n * CC_SHARD_SIZE);
+				b.n = y.n;
+				memcpy(b.f, y.f, y.nf * CC_FOLD_SIZE);
+				b.nf = y.nf;
 			}
 			else
 				cc_fold_merge(&va, &vy, b.s, &b.n, b.f, &b.nf);
