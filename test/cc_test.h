@@ -67,7 +67,9 @@ extern long cc_test_failed;
 	GROUP_CASES(increment_stored) \
 	GROUP_CASES(fold) \
 	GROUP_CASES(fold_many) \
-	GROUP_CASES(fold_io)
+	GROUP_CASES(fold_io) \
+	GROUP_CASES(fold_digest) \
+	GROUP_CASES(fold_difference)
 
 #define CC_TEST_DECLARE(name) void test_##name(void);
 #define CC_TEST_DECLARE_CASES(name) void test_##name(long cases);
