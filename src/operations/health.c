@@ -179,24 +179,56 @@ cc_health_one_row(const char *sql, int nargs, Oid *argtypes, Datum *args,
 	return SPI_tuptable->vals[0];
 }
 
+/*
+ * The tables each publication of this database publishes, as
+ * pg_publication_tables lists them (FOR ALL TABLES, schemas and partitioned
+ * tables expanded: their leaves, or with publish_via_partition_root the
+ * topmost published table), read from the catalogs alone: since 16 that
+ * view opens every published table, and so waits behind (or, with
+ * lock_timeout, fails on) one that someone's DDL holds.  CTE names pb, pd,
+ * published (pubid, relid); a WITH RECURSIVE list goes on after it.
+ */
+#define CC_PUBLISHED_CTE \
+	"WITH RECURSIVE pb(pubid, relid, viaroot) AS (" \
+	"  SELECT pr.prpubid, pr.prrelid, p.pubviaroot FROM pg_catalog.pg_publication_rel pr" \
+	"    JOIN pg_catalog.pg_publication p ON p.oid OPERATOR(pg_catalog.=) pr.prpubid" \
+	"  UNION SELECT pn.pnpubid, c.oid, p.pubviaroot FROM pg_catalog.pg_publication_namespace pn" \
+	"    JOIN pg_catalog.pg_publication p ON p.oid OPERATOR(pg_catalog.=) pn.pnpubid" \
+	"    JOIN pg_catalog.pg_class c ON c.relnamespace OPERATOR(pg_catalog.=) pn.pnnspid" \
+	"   WHERE c.relkind OPERATOR(pg_catalog.=) ANY ('{r,p}'::pg_catalog.\"char\"[])" \
+	"     AND c.relpersistence OPERATOR(pg_catalog.=) 'p'" \
+	"  UNION SELECT p.oid, c.oid, p.pubviaroot FROM pg_catalog.pg_publication p" \
+	"    JOIN pg_catalog.pg_class c ON p.puballtables" \
+	"   WHERE c.relkind OPERATOR(pg_catalog.=) ANY ('{r,p}'::pg_catalog.\"char\"[])" \
+	"     AND c.relpersistence OPERATOR(pg_catalog.=) 'p'" \
+	"     AND c.oid OPERATOR(pg_catalog.>=) 16384::pg_catalog.oid)," \
+	" pd(pubid, relid, viaroot) AS (" \
+	"  SELECT pubid, relid, viaroot FROM pb" \
+	"  UNION SELECT pd.pubid, i.inhrelid, pd.viaroot FROM pd" \
+	"    JOIN pg_catalog.pg_inherits i ON i.inhparent OPERATOR(pg_catalog.=) pd.relid)," \
+	" published(pubid, relid) AS (" \
+	"  SELECT pd.pubid, pd.relid FROM pd JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) pd.relid" \
+	"   WHERE CASE WHEN pd.viaroot" \
+	"         THEN NOT EXISTS (SELECT FROM pd a JOIN pg_catalog.pg_inherits i ON i.inhparent OPERATOR(pg_catalog.=) a.relid" \
+	"                           WHERE a.pubid OPERATOR(pg_catalog.=) pd.pubid AND i.inhrelid OPERATOR(pg_catalog.=) pd.relid)" \
+	"         ELSE c.relkind OPERATOR(pg_catalog.=) 'r' END)"
+
 /* Publications of this database that publish TRUNCATE of the table. */
 static void
 cc_health_truncate_published(CcHealth *h, Relation rel, const char *object)
 {
-	Oid			argtypes[2] = {OIDOID, NAMEOID};
-	Datum		args[2];
+	Oid			argtypes[1] = {OIDOID};
+	Datum		args[1];
 	HeapTuple	row;
 	char	   *pubs;
 
-	args[0] = ObjectIdGetDatum(RelationGetNamespace(rel));
-	args[1] = CStringGetDatum(RelationGetRelationName(rel));
-	row = cc_health_one_row("SELECT pg_catalog.string_agg(DISTINCT p.pubname::pg_catalog.text, ', ')"
-							"  FROM pg_catalog.pg_publication p"
-							"  JOIN pg_catalog.pg_publication_tables pt ON pt.pubname OPERATOR(pg_catalog.=) p.pubname"
-							"  JOIN pg_catalog.pg_namespace n ON n.nspname OPERATOR(pg_catalog.=) pt.schemaname"
-							" WHERE p.pubtruncate AND n.oid OPERATOR(pg_catalog.=) $1"
-							"   AND pt.tablename OPERATOR(pg_catalog.=) $2",
-							2, argtypes, args, "publications");
+	args[0] = ObjectIdGetDatum(RelationGetRelid(rel));
+	row = cc_health_one_row(CC_PUBLISHED_CTE
+							" SELECT pg_catalog.string_agg(DISTINCT p.pubname::pg_catalog.text, ', ')"
+							"  FROM published pt"
+							"  JOIN pg_catalog.pg_publication p ON p.oid OPERATOR(pg_catalog.=) pt.pubid"
+							" WHERE p.pubtruncate AND pt.relid OPERATOR(pg_catalog.=) $1",
+							1, argtypes, args, "publications");
 	pubs = SPI_getvalue(row, SPI_tuptable->tupdesc, 1);
 	if (pubs == NULL)
 		return;
@@ -410,8 +442,8 @@ cc_health_table(CcHealth *h, const CcExtension *ext, Oid relid)
 }
 
 /*
- * Tables with a counter column that are in a publication of this database
- * (pg_publication_tables expands FOR ALL TABLES and schemas), in one of its
+ * Tables with a counter column (of counter_crdt or a domain over it) that
+ * are in a publication of this database (CC_PUBLISHED_CTE), in one of its
  * subscriptions, or, where pglogical is installed in this database and the
  * caller may read its catalog, in one of pglogical's replication sets;
  * ordered by name.  $1 is the counter type.
@@ -432,7 +464,8 @@ cc_tables_sql(void)
 
 	initStringInfo(&sql);
 	appendStringInfoString(&sql,
-						   "WITH RECURSIVE ct(oid) AS (SELECT $1 UNION"
+						   CC_PUBLISHED_CTE
+						   ", ct(oid) AS (SELECT $1 UNION"
 						   "  SELECT t.oid FROM pg_catalog.pg_type t JOIN ct ON t.typbasetype OPERATOR(pg_catalog.=) ct.oid"
 						   "   WHERE t.typtype OPERATOR(pg_catalog.=) 'd')"
 						   "SELECT c.oid FROM pg_catalog.pg_class c"
@@ -442,10 +475,7 @@ cc_tables_sql(void)
 						   "                  AND a.attnum OPERATOR(pg_catalog.>) 0 AND NOT a.attisdropped"
 						   "                  AND a.atttypid OPERATOR(pg_catalog.=) ANY (SELECT oid FROM ct))"
 						   "   AND (c.oid OPERATOR(pg_catalog.=) ANY (SELECT srrelid FROM pg_catalog.pg_subscription_rel)"
-						   "        OR EXISTS (SELECT FROM pg_catalog.pg_publication_tables pt"
-						   "                     JOIN pg_catalog.pg_namespace n ON n.nspname OPERATOR(pg_catalog.=) pt.schemaname"
-						   "                    WHERE n.oid OPERATOR(pg_catalog.=) c.relnamespace"
-						   "                      AND pt.tablename OPERATOR(pg_catalog.=) c.relname)");
+						   "        OR EXISTS (SELECT FROM published pt WHERE pt.relid OPERATOR(pg_catalog.=) c.oid)");
 	if (OidIsValid(pgl_sets) &&
 #if PG_VERSION_NUM >= 160000
 		object_aclcheck(NamespaceRelationId, pgl_nsp, GetUserId(), ACL_USAGE) == ACLCHECK_OK &&
