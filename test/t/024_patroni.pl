@@ -61,9 +61,15 @@ plan skip_all => 'python3-psycopg2 is not installed'
 
 my $t0 = time;
 my $etcd = PatroniRegion::etcd_start();
+# Patroni's replication role, as the page's patroni.yml gives it (Patroni's
+# sample names): Patroni makes it at bootstrap.
+my ($repl_user, $repl_password) = recipe('ha/patroni-authentication')
+  =~ /^\s+replication:\n\s+username:\s*(\S+)\n\s+password:\s*(\S+)$/m;
+is($repl_user, 'replicator', 'the page\'s patroni.yml: the replication role is replicator, as in Patroni\'s sample');
 my %region = map {
 	$_ => PatroniRegion->new(name => $_, etcd => $etcd, members => 2, bindir => $bindir,
-		dcs => { postgresql => { parameters => { wal_level => 'logical' } } })
+		dcs => { postgresql => { parameters => { wal_level => 'logical' } } },
+		authentication => { replication => { username => $repl_user, password => $repl_password } })
 } qw(a b);
 my @streaming = PatroniRegion::start_regions(@region{qw(a b)});
 ok($streaming[0], 'region a: the replica streams');
@@ -91,7 +97,10 @@ my %dcs_of = (a => $failover_slot ? 'ha/dcs-failover' : 'ha/dcs', b => 'ha/dcs')
 for my $name (qw(a b))
 {
 	my $r = $region{$name};
-	readme_run_subst($r->leader->{node}, 'postgres', 'replication/setup', {});
+	is($r->leader->{node}->safe_psql('postgres',
+			"SELECT rolcanlogin AND rolreplication FROM pg_roles WHERE rolname = '$repl_user'"),
+		't', "region $name: Patroni made the role $repl_user (replication.md's step 2 would fail on it)");
+	readme_run_subst($r->leader->{node}, 'postgres', 'ha/setup', {});
 	my $file = "$r->{dir}/ha-dcs.yml";
 	PostgreSQL::Test::Utils::append_to_file($file,
 		recipe($dcs_of{$name}, $name eq 'a' ? {} : { page_views_b_from_a => $slot_of{b} }));
