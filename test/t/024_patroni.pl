@@ -108,6 +108,9 @@ for my $name (qw(a b))
 	my ($out, $err) = run_patronictl($m, 'edit-config', '--apply', $file, '--force');
 	like($out, qr/Configuration changed/i, "region $name: patronictl edit-config --apply $dcs_of{$name}")
 	  or diag($err);
+	# pg_rewind is the page's (the test's own settings leave Patroni's default, off)
+	my ($status, $config) = $r->rest_get($m, '/config');
+	ok($config && $config->{postgresql}{use_pg_rewind}, "region $name: use_pg_rewind is on, from the page");
 }
 
 sub run_patronictl

@@ -192,8 +192,9 @@ sub write_config
 		maximum_lag_on_failover => 16 * 1024 * 1024,
 		%{ $self->{dcs} },
 	);
+	# no use_pg_rewind: Patroni's default (off) until the test applies the
+	# page's settings
 	$dcs{postgresql} = {
-		use_pg_rewind => JSON::PP::true,
 		use_slots => JSON::PP::true,
 		%{ $self->{dcs}{postgresql} // {} },
 		parameters => \%params,
