@@ -122,13 +122,14 @@ sub run_patronictl
 	return ($out, $err);
 }
 
-# Patroni creates a permanent slot on the primary at its next loop.
+# Patroni creates a permanent slot on the primary at its next loop: the
+# page's query, repeated until it returns the slot.
 for my $name ($failover_slot ? qw(b) : qw(a b))
 {
 	my $l = $region{$name}->leader;
-	ok($l->{node}->poll_query_until('postgres',
-			"SELECT count(*) = 1 FROM pg_replication_slots WHERE slot_name = '$slot_of{$name}'"),
-		"region $name: Patroni made the permanent slot $slot_of{$name}");
+	my $q = recipe('ha/slot-wait', $name eq 'a' ? {} : { page_views_b_from_a => $slot_of{$name} });
+	ok(PatroniRegion::wait_until(60, sub { $l->{node}->safe_psql('app', $q) eq $slot_of{$name} }),
+		"region $name: Patroni made the permanent slot $slot_of{$name} (ha/slot-wait)");
 }
 readme_run_subst($region{b}->leader->{node}, 'app', $failover_slot ? 'ha/subscribe-b-failover' : 'ha/subscribe-b',
 	{ 'host=a1,a2 port=5432,5432' => hosts_of($region{a}) });
@@ -144,6 +145,13 @@ ok(readme_poll($region{a}->leader->{node}, 'replication/check', sub { $_[0] eq '
 		'page_views_a_from_b|1|t'), 'region a subscribes to b');
 ok(readme_poll($region{b}->leader->{node}, 'replication/check', sub { $_[0] eq 'page_views_b_from_a|1|t' }, 60,
 		'page_views_b_from_a|1|t'), 'region b subscribes to a');
+# (the servers' own logs go to their Patroni's output)
+for my $m (map { $_->members } @region{qw(a b)})
+{
+	unlike(PostgreSQL::Test::Utils::slurp_file($m->{log}),
+		qr/could not start WAL streaming: ERROR:\s+replication slot "page_views_\w+" (?:does not exist|is active)/,
+		"$m->{name}: no subscription started before Patroni had made its slot");
+}
 
 my @load_keys = map { "/p$_" } 1 .. 12;
 # keys of the test's own increments, which no load touches
