@@ -1,7 +1,11 @@
 # High availability inside a mesh (issue 39): two regions, a and b, each a
 # Patroni cluster of two servers on one etcd, replicating page_views to each
 # other with the subscriptions of doc/high-availability.md (connection strings
-# that follow the primary, slots that Patroni keeps on the replicas).  Both
+# that follow the primary, slots that Patroni keeps on the replicas).  The
+# page's Patroni settings are applied from the page (Patroni's replication
+# role replicator, use_pg_rewind), the page's slot checks run before each
+# subscription and before each failover, and each standby's Patroni must have
+# logged its slot copy safe before the primary is killed (issue 45).  Both
 # regions take increments all along, through the same kind of connection
 # strings (test/t/ha_load.py).  In region a, in turn:
 #
@@ -163,6 +167,22 @@ ok($region{b}->leader->{node}->poll_query_until('app',
 		'SELECT count(*) = ' . (@load_keys + @own_keys) . ' FROM page_views'),
 	'the keys reach region b');
 
+# Patroni's own log of a member, and where in it each member's log was at
+# the last event that (re)started its PostgreSQL as a standby.
+my %log_mark;
+sub patroni_log { my ($r, $m) = @_; return "$r->{dir}/patroni-$m->{name}/patroni.log"; }
+
+sub mark_logs
+{
+	my ($r) = @_;
+	$log_mark{ $_->{name} } = -s patroni_log($r, $_) // 0 for $r->members;
+	return;
+}
+
+# try_psql, and undef also when psql's pipe breaks under it (Patroni
+# restarts a standby's PostgreSQL to copy a slot to it)
+sub try_q { my @r = eval { PatroniRegion::try_psql(@_) }; return $r[0]; }
+
 # Patroni's copies of the slots on the replicas are usable once they have
 # been advanced to the primary's position (see the page: a copy made before
 # the subscriber confirmed anything cannot be).
@@ -178,8 +198,8 @@ sub slot_copies_ready
 	my $ok = defined $lsn && PatroniRegion::wait_until(90, sub {
 		for my $m ($r->replicas($l))
 		{
-			my ($copy) = (PatroniRegion::try_psql($m, recipe('ha/slot-copies'), 'app') // '') =~ /^\Q$slot\E\|(\S+)$/m;
-			return 0 unless defined $copy && (PatroniRegion::try_psql($m, "SELECT '$copy'::pg_lsn >= '$lsn'") // '') eq 't';
+			my ($copy) = (try_q($m, recipe('ha/slot-copies'), 'app') // '') =~ /^\Q$slot\E\|(\S+)$/m;
+			return 0 unless defined $copy && (try_q($m, "SELECT '$copy'::pg_lsn >= '$lsn'") // '') eq 't';
 		}
 		return 1;
 	});
@@ -187,11 +207,59 @@ sub slot_copies_ready
 	if ($failover_slot && $r->{name} eq 'a')
 	{
 		# made by PostgreSQL's slot synchronisation, not by Patroni
-		is(join(',', map { PatroniRegion::try_psql($_,
+		is(join(',', map { try_q($_,
 					"SELECT synced FROM pg_replication_slots WHERE slot_name = '$slot'") // '?' } $r->replicas($l)),
 			't', "region a: the standby's copy of $slot is synchronised by PostgreSQL ($what)");
 	}
-	return $ok;
+	# and the primary keeps the catalog rows the copies need: the page's
+	# ha/slot-ready, true on every row (one per logical slot and standby),
+	# which is Patroni's own condition: each standby's Patroni logs it at its
+	# next loop (loop_wait 2 s), since its PostgreSQL last started (the event's
+	# mark).  When it does not (Patroni compares the ids as text), the page's
+	# ha/slot-recheck and the checks again.
+	my $t = time;
+	my ($ready, @unsafe);
+	for my $attempt (1 .. 3)
+	{
+		$ready = PatroniRegion::wait_until(90, sub {
+			my $out = try_q($l, recipe('ha/slot-ready'), 'app') // '';
+			return $out =~ /^\Q$slot\E\|/m && $out !~ /\|f$/m;
+		});
+		last unless $ready;
+		last if $failover_slot && $r->{name} eq 'a';    # PostgreSQL's slots: no Patroni line
+		# (after a restart, the standby's feedback comes again within 10 s)
+		my $secs = $attempt == 1 ? 8 : 30;
+		@unsafe = grep { !PatroniRegion::wait_until($secs, sub { patroni_says_safe($r, $_, $slot) }) } $r->replicas($l);
+		last unless @unsafe;
+		for my $m (@unsafe)
+		{
+			note "$what: $m->{name}: ha/slot-ready is true, Patroni has not logged $slot safe: ha/slot-recheck";
+			my ($out, $err) = ('', '');
+			IPC::Run::run([ 'sh', '-c', recipe('ha/slot-recheck',
+						{ '/etc/patroni/config.yml' => $m->{config}, region_a => "region_$r->{name}", a1 => $m->{name} }) ],
+				'<', \undef, '>', \$out, '2>', \$err, IPC::Run::timeout(90));
+			like($out, qr/restart/i, "$what: ha/slot-recheck restarts $m->{name}") or diag($err);
+			eval { $r->wait_streaming($m, 60); };
+		}
+	}
+	ok($ready, "region $r->{name}: ha/slot-ready says the copies of $slot are ready ($what)")
+	  or diag(try_q($l, recipe('ha/slot-ready'), 'app'));
+	ok(!@unsafe, "region $r->{name}: and Patroni logged $slot safe to be used after a failover on each standby ($what)")
+	  or diag("not on @{[ map { $_->{name} } @unsafe ]}");
+	note sprintf('%s: region %s: the slots ready %.1f s after the copies', $what, $r->{name}, time - $t);
+	return $ok && $ready && !@unsafe;
+}
+
+# Whether member $m's Patroni has logged $slot safe since the mark.
+sub patroni_says_safe
+{
+	my ($r, $m, $slot) = @_;
+	open(my $fh, '<', patroni_log($r, $m)) or return 0;
+	seek($fh, $log_mark{ $m->{name} } // 0, 0);
+	local $/;
+	my $text = <$fh> // '';
+	close($fh);
+	return $text =~ /Logical slot \Q$slot\E is safe to be used after a failover/;
 }
 
 # The loads: each region's own increments through its members' connection
@@ -351,6 +419,7 @@ my %event;    # name => [time, old primary's port]
 	$region{a}->signal_walsenders($old, 'STOP', $slot_of{a});
 	increments($old, 'async-lost', 25);
 	$event{$what} = [ time, $old->{node}->port ];
+	mark_logs($region{a});
 	$region{a}->kill_member($old);
 	resume_load('a');
 	my $new = new_primary($old, $what);
@@ -390,6 +459,7 @@ my %event;    # name => [time, old primary's port]
 	my $what = 'switchover';
 	my $old = $region{a}->leader;
 	$event{$what} = [ time, $old->{node}->port ];
+	mark_logs($region{a});
 	$region{a}->switchover;
 	new_primary($old, $what);
 	ok($region{a}->wait_streaming($old, 120), "$what: the old primary follows the new one");
@@ -408,6 +478,7 @@ PostgreSQL::Test::Utils::append_to_file($sync_file, recipe('ha/synchronous'));
 	ok($region{a}->wait_sync_standby, "$what: Patroni has made the standby synchronous");
 	sleep 2;
 	$event{$what} = [ time, $old->{node}->port ];
+	mark_logs($region{a});
 	$region{a}->kill_member($old);
 	new_primary($old, $what);
 	rejoin($old, $what);
@@ -563,6 +634,13 @@ for my $m (all_members())
 {
 	is($m->{node}->safe_psql('app', 'SELECT count(*) FROM counter_crdt_health()'), '0',
 		"$m->{name}: counter_crdt_health() reports nothing");
+}
+# Patroni promoted only standbys whose slots it had found safe
+for my $m ($failover_slot ? () : $region{a}->members)
+{
+	unlike(PostgreSQL::Test::Utils::slurp_file(patroni_log($region{a}, $m)),
+		qr/slots that might be unsafe to use after promote/,
+		"$m->{name}: Patroni never promoted it with slots that might be unsafe");
 }
 
 # The figure: region a's gaps in acknowledged increments.
