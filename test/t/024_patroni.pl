@@ -555,8 +555,11 @@ ok(PatroniRegion::wait_until(60, sub { digests_same(@to_repair) }),
 	my $na = $region{a}->leader->{node};
 	my $nb = $region{b}->leader->{node};
 	readme_run_subst($nb, 'app', 'repair/inbox', {});
+	# b is region b's primary, through the region's multi-host string (the page)
+	my @bm = $region{b}->members;
 	readme_run_subst($na, 'app', 'repair/connect',
-		{ "host 'b', port '5432'" => "host '" . $nb->host . "', port '" . $nb->port . "'" });
+		{ "host 'b', port '5432'" => "host '" . join(',', map { '127.0.0.1' } @bm) . "', port '"
+			  . join(',', map { $_->{node}->port } @bm) . "', target_session_attrs 'read-write'" });
 	is($na->safe_psql('app', recipe('repair/compare')), 'f', 'repair: the digests differ');
 	is($na->safe_psql('app', recipe('repair/find') . recipe('repair/ship')), join("\n", @to_repair),
 		"repair: they find @to_repair, only");
