@@ -580,6 +580,10 @@ ok(PatroniRegion::wait_until(60, sub { digests_same() }), 'every server of both 
 		($bl->safe_psql('app', recipe('ha/slot-copies')) =~ /^page_views_a_from_b\|/m) ? 1 : 0;
 	}), 'replay: Patroni made the slot again');
 	readme_run_subst($al, 'app', 'ha/resubscribe-create', { 'host=b1,b2 port=5432,5432' => hosts_of($region{b}) });
+	# region a is synchronous (step 3): the page's block again
+	readme_run_subst($al, 'app', 'ha/synchronous-subscription', {});
+	is($al->safe_psql('app', "SELECT subsynccommit FROM pg_subscription WHERE subname = 'page_views_a_from_b'"),
+		'on', 'replay: the subscription made again waits for the standby (synchronous_commit on)');
 	ok($al->poll_query_until('app',
 			q{SELECT count(*) = 1 FROM pg_subscription_rel r JOIN pg_subscription s ON s.oid = r.srsubid
 			   WHERE s.subname = 'page_views_a_from_b' AND r.srsubstate = 'r'}),
