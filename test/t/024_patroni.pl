@@ -343,7 +343,7 @@ sub wait_value
 {
 	my ($m, $key, $want, $secs) = @_;
 	return PatroniRegion::wait_until($secs // 30, sub {
-		(PatroniRegion::try_psql($m, "SELECT views::bigint FROM page_views WHERE page = '$key'", 'app') // '') eq $want;
+		(try_q($m, "SELECT views::bigint FROM page_views WHERE page = '$key'", 'app') // '') eq $want;
 	});
 }
 
@@ -543,7 +543,7 @@ sub digests_same
 	my (@skip) = @_;
 	my $q = $digest_q
 	  . (@skip ? ' WHERE page NOT IN (' . join(',', map { "'$_'" } @skip) . ')' : '');
-	my %d = map { (PatroniRegion::try_psql($_, $q, 'app') // 'none' => 1) } all_members();
+	my %d = map { (try_q($_, $q, 'app') // 'none' => 1) } all_members();
 	return keys(%d) == 1 && !$d{none};
 }
 my @to_repair = ('async-repair', value_on($region{a}->leader, 'trap-repair') eq '0' ? ('trap-repair') : ());
