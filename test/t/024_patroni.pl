@@ -1,7 +1,11 @@
 # High availability inside a mesh (issue 39): two regions, a and b, each a
 # Patroni cluster of two servers on one etcd, replicating page_views to each
 # other with the subscriptions of doc/high-availability.md (connection strings
-# that follow the primary, slots that Patroni keeps on the replicas).  Both
+# that follow the primary, slots that Patroni keeps on the replicas).  The
+# page's Patroni settings are applied from the page (Patroni's replication
+# role replicator, use_pg_rewind), the page's slot checks run before each
+# subscription and before each failover, and each standby's Patroni must have
+# logged its slot copy safe before the primary is killed (issue 45).  Both
 # regions take increments all along, through the same kind of connection
 # strings (test/t/ha_load.py).  In region a, in turn:
 #
@@ -61,9 +65,15 @@ plan skip_all => 'python3-psycopg2 is not installed'
 
 my $t0 = time;
 my $etcd = PatroniRegion::etcd_start();
+# Patroni's replication role, as the page's patroni.yml gives it (Patroni's
+# sample names): Patroni makes it at bootstrap.
+my ($repl_user, $repl_password) = recipe('ha/patroni-authentication')
+  =~ /^\s+replication:\n\s+username:\s*(\S+)\n\s+password:\s*(\S+)$/m;
+is($repl_user, 'replicator', 'the page\'s patroni.yml: the replication role is replicator, as in Patroni\'s sample');
 my %region = map {
 	$_ => PatroniRegion->new(name => $_, etcd => $etcd, members => 2, bindir => $bindir,
-		dcs => { postgresql => { parameters => { wal_level => 'logical' } } })
+		dcs => { postgresql => { parameters => { wal_level => 'logical' } } },
+		authentication => { replication => { username => $repl_user, password => $repl_password } })
 } qw(a b);
 my @streaming = PatroniRegion::start_regions(@region{qw(a b)});
 ok($streaming[0], 'region a: the replica streams');
@@ -91,7 +101,10 @@ my %dcs_of = (a => $failover_slot ? 'ha/dcs-failover' : 'ha/dcs', b => 'ha/dcs')
 for my $name (qw(a b))
 {
 	my $r = $region{$name};
-	readme_run_subst($r->leader->{node}, 'postgres', 'replication/setup', {});
+	is($r->leader->{node}->safe_psql('postgres',
+			"SELECT rolcanlogin AND rolreplication FROM pg_roles WHERE rolname = '$repl_user'"),
+		't', "region $name: Patroni made the role $repl_user (replication.md's step 2 would fail on it)");
+	readme_run_subst($r->leader->{node}, 'postgres', 'ha/setup', {});
 	my $file = "$r->{dir}/ha-dcs.yml";
 	PostgreSQL::Test::Utils::append_to_file($file,
 		recipe($dcs_of{$name}, $name eq 'a' ? {} : { page_views_b_from_a => $slot_of{b} }));
@@ -99,6 +112,9 @@ for my $name (qw(a b))
 	my ($out, $err) = run_patronictl($m, 'edit-config', '--apply', $file, '--force');
 	like($out, qr/Configuration changed/i, "region $name: patronictl edit-config --apply $dcs_of{$name}")
 	  or diag($err);
+	# pg_rewind is the page's (the test's own settings leave Patroni's default, off)
+	my ($status, $config) = $r->rest_get($m, '/config');
+	ok($config && $config->{postgresql}{use_pg_rewind}, "region $name: use_pg_rewind is on, from the page");
 }
 
 sub run_patronictl
@@ -110,13 +126,14 @@ sub run_patronictl
 	return ($out, $err);
 }
 
-# Patroni creates a permanent slot on the primary at its next loop.
+# Patroni creates a permanent slot on the primary at its next loop: the
+# page's query, repeated until it returns the slot.
 for my $name ($failover_slot ? qw(b) : qw(a b))
 {
 	my $l = $region{$name}->leader;
-	ok($l->{node}->poll_query_until('postgres',
-			"SELECT count(*) = 1 FROM pg_replication_slots WHERE slot_name = '$slot_of{$name}'"),
-		"region $name: Patroni made the permanent slot $slot_of{$name}");
+	my $q = recipe('ha/slot-wait', $name eq 'a' ? {} : { page_views_b_from_a => $slot_of{$name} });
+	ok(PatroniRegion::wait_until(60, sub { $l->{node}->safe_psql('app', $q) eq $slot_of{$name} }),
+		"region $name: Patroni made the permanent slot $slot_of{$name} (ha/slot-wait)");
 }
 readme_run_subst($region{b}->leader->{node}, 'app', $failover_slot ? 'ha/subscribe-b-failover' : 'ha/subscribe-b',
 	{ 'host=a1,a2 port=5432,5432' => hosts_of($region{a}) });
@@ -132,6 +149,13 @@ ok(readme_poll($region{a}->leader->{node}, 'replication/check', sub { $_[0] eq '
 		'page_views_a_from_b|1|t'), 'region a subscribes to b');
 ok(readme_poll($region{b}->leader->{node}, 'replication/check', sub { $_[0] eq 'page_views_b_from_a|1|t' }, 60,
 		'page_views_b_from_a|1|t'), 'region b subscribes to a');
+# (the servers' own logs go to their Patroni's output)
+for my $m (map { $_->members } @region{qw(a b)})
+{
+	unlike(PostgreSQL::Test::Utils::slurp_file($m->{log}),
+		qr/could not start WAL streaming: ERROR:\s+replication slot "page_views_\w+" (?:does not exist|is active)/,
+		"$m->{name}: no subscription started before Patroni had made its slot");
+}
 
 my @load_keys = map { "/p$_" } 1 .. 12;
 # keys of the test's own increments, which no load touches
@@ -142,6 +166,22 @@ app($region{a}->leader, 'INSERT INTO page_views SELECT k, \'{}\' FROM unnest(ARR
 ok($region{b}->leader->{node}->poll_query_until('app',
 		'SELECT count(*) = ' . (@load_keys + @own_keys) . ' FROM page_views'),
 	'the keys reach region b');
+
+# Patroni's own log of a member, and where in it each member's log was at
+# the last event that (re)started its PostgreSQL as a standby.
+my %log_mark;
+sub patroni_log { my ($r, $m) = @_; return "$r->{dir}/patroni-$m->{name}/patroni.log"; }
+
+sub mark_logs
+{
+	my ($r) = @_;
+	$log_mark{ $_->{name} } = -s patroni_log($r, $_) // 0 for $r->members;
+	return;
+}
+
+# try_psql, and undef also when psql's pipe breaks under it (Patroni
+# restarts a standby's PostgreSQL to copy a slot to it)
+sub try_q { my @r = eval { PatroniRegion::try_psql(@_) }; return $r[0]; }
 
 # Patroni's copies of the slots on the replicas are usable once they have
 # been advanced to the primary's position (see the page: a copy made before
@@ -158,8 +198,8 @@ sub slot_copies_ready
 	my $ok = defined $lsn && PatroniRegion::wait_until(90, sub {
 		for my $m ($r->replicas($l))
 		{
-			my ($copy) = (PatroniRegion::try_psql($m, recipe('ha/slot-copies'), 'app') // '') =~ /^\Q$slot\E\|(\S+)$/m;
-			return 0 unless defined $copy && (PatroniRegion::try_psql($m, "SELECT '$copy'::pg_lsn >= '$lsn'") // '') eq 't';
+			my ($copy) = (try_q($m, recipe('ha/slot-copies'), 'app') // '') =~ /^\Q$slot\E\|(\S+)$/m;
+			return 0 unless defined $copy && (try_q($m, "SELECT '$copy'::pg_lsn >= '$lsn'") // '') eq 't';
 		}
 		return 1;
 	});
@@ -167,11 +207,59 @@ sub slot_copies_ready
 	if ($failover_slot && $r->{name} eq 'a')
 	{
 		# made by PostgreSQL's slot synchronisation, not by Patroni
-		is(join(',', map { PatroniRegion::try_psql($_,
+		is(join(',', map { try_q($_,
 					"SELECT synced FROM pg_replication_slots WHERE slot_name = '$slot'") // '?' } $r->replicas($l)),
 			't', "region a: the standby's copy of $slot is synchronised by PostgreSQL ($what)");
 	}
-	return $ok;
+	# and the primary keeps the catalog rows the copies need: the page's
+	# ha/slot-ready, true on every row (one per logical slot and standby),
+	# which is Patroni's own condition: each standby's Patroni logs it at its
+	# next loop (loop_wait 2 s), since its PostgreSQL last started (the event's
+	# mark).  When it does not (Patroni compares the ids as text), the page's
+	# ha/slot-recheck and the checks again.
+	my $t = time;
+	my ($ready, @unsafe);
+	for my $attempt (1 .. 3)
+	{
+		$ready = PatroniRegion::wait_until(90, sub {
+			my $out = try_q($l, recipe('ha/slot-ready'), 'app') // '';
+			return $out =~ /^\Q$slot\E\|/m && $out !~ /\|f$/m;
+		});
+		last unless $ready;
+		last if $failover_slot && $r->{name} eq 'a';    # PostgreSQL's slots: no Patroni line
+		# (after a restart, the standby's feedback comes again within 10 s)
+		my $secs = $attempt == 1 ? 8 : 30;
+		@unsafe = grep { !PatroniRegion::wait_until($secs, sub { patroni_says_safe($r, $_, $slot) }) } $r->replicas($l);
+		last unless @unsafe;
+		for my $m (@unsafe)
+		{
+			note "$what: $m->{name}: ha/slot-ready is true, Patroni has not logged $slot safe: ha/slot-recheck";
+			my ($out, $err) = ('', '');
+			IPC::Run::run([ 'sh', '-c', recipe('ha/slot-recheck',
+						{ '/etc/patroni/config.yml' => $m->{config}, region_a => "region_$r->{name}", a1 => $m->{name} }) ],
+				'<', \undef, '>', \$out, '2>', \$err, IPC::Run::timeout(90));
+			like($out, qr/restart/i, "$what: ha/slot-recheck restarts $m->{name}") or diag($err);
+			eval { $r->wait_streaming($m, 60); };
+		}
+	}
+	ok($ready, "region $r->{name}: ha/slot-ready says the copies of $slot are ready ($what)")
+	  or diag(try_q($l, recipe('ha/slot-ready'), 'app'));
+	ok(!@unsafe, "region $r->{name}: and Patroni logged $slot safe to be used after a failover on each standby ($what)")
+	  or diag("not on @{[ map { $_->{name} } @unsafe ]}");
+	note sprintf('%s: region %s: the slots ready %.1f s after the copies', $what, $r->{name}, time - $t);
+	return $ok && $ready && !@unsafe;
+}
+
+# Whether member $m's Patroni has logged $slot safe since the mark.
+sub patroni_says_safe
+{
+	my ($r, $m, $slot) = @_;
+	open(my $fh, '<', patroni_log($r, $m)) or return 0;
+	seek($fh, $log_mark{ $m->{name} } // 0, 0);
+	local $/;
+	my $text = <$fh> // '';
+	close($fh);
+	return $text =~ /Logical slot \Q$slot\E is safe to be used after a failover/;
 }
 
 # The loads: each region's own increments through its members' connection
@@ -255,7 +343,7 @@ sub wait_value
 {
 	my ($m, $key, $want, $secs) = @_;
 	return PatroniRegion::wait_until($secs // 30, sub {
-		(PatroniRegion::try_psql($m, "SELECT views::bigint FROM page_views WHERE page = '$key'", 'app') // '') eq $want;
+		(try_q($m, "SELECT views::bigint FROM page_views WHERE page = '$key'", 'app') // '') eq $want;
 	});
 }
 
@@ -331,6 +419,7 @@ my %event;    # name => [time, old primary's port]
 	$region{a}->signal_walsenders($old, 'STOP', $slot_of{a});
 	increments($old, 'async-lost', 25);
 	$event{$what} = [ time, $old->{node}->port ];
+	mark_logs($region{a});
 	$region{a}->kill_member($old);
 	resume_load('a');
 	my $new = new_primary($old, $what);
@@ -370,6 +459,7 @@ my %event;    # name => [time, old primary's port]
 	my $what = 'switchover';
 	my $old = $region{a}->leader;
 	$event{$what} = [ time, $old->{node}->port ];
+	mark_logs($region{a});
 	$region{a}->switchover;
 	new_primary($old, $what);
 	ok($region{a}->wait_streaming($old, 120), "$what: the old primary follows the new one");
@@ -388,6 +478,7 @@ PostgreSQL::Test::Utils::append_to_file($sync_file, recipe('ha/synchronous'));
 	ok($region{a}->wait_sync_standby, "$what: Patroni has made the standby synchronous");
 	sleep 2;
 	$event{$what} = [ time, $old->{node}->port ];
+	mark_logs($region{a});
 	$region{a}->kill_member($old);
 	new_primary($old, $what);
 	rejoin($old, $what);
@@ -452,7 +543,7 @@ sub digests_same
 	my (@skip) = @_;
 	my $q = $digest_q
 	  . (@skip ? ' WHERE page NOT IN (' . join(',', map { "'$_'" } @skip) . ')' : '');
-	my %d = map { (PatroniRegion::try_psql($_, $q, 'app') // 'none' => 1) } all_members();
+	my %d = map { (try_q($_, $q, 'app') // 'none' => 1) } all_members();
 	return keys(%d) == 1 && !$d{none};
 }
 my @to_repair = ('async-repair', value_on($region{a}->leader, 'trap-repair') eq '0' ? ('trap-repair') : ());
@@ -464,8 +555,11 @@ ok(PatroniRegion::wait_until(60, sub { digests_same(@to_repair) }),
 	my $na = $region{a}->leader->{node};
 	my $nb = $region{b}->leader->{node};
 	readme_run_subst($nb, 'app', 'repair/inbox', {});
+	# b is region b's primary, through the region's multi-host string (the page)
+	my @bm = $region{b}->members;
 	readme_run_subst($na, 'app', 'repair/connect',
-		{ "host 'b', port '5432'" => "host '" . $nb->host . "', port '" . $nb->port . "'" });
+		{ "host 'b', port '5432'" => "host '" . join(',', map { '127.0.0.1' } @bm) . "', port '"
+			  . join(',', map { $_->{node}->port } @bm) . "', target_session_attrs 'read-write'" });
 	is($na->safe_psql('app', recipe('repair/compare')), 'f', 'repair: the digests differ');
 	is($na->safe_psql('app', recipe('repair/find') . recipe('repair/ship')), join("\n", @to_repair),
 		"repair: they find @to_repair, only");
@@ -486,6 +580,10 @@ ok(PatroniRegion::wait_until(60, sub { digests_same() }), 'every server of both 
 		($bl->safe_psql('app', recipe('ha/slot-copies')) =~ /^page_views_a_from_b\|/m) ? 1 : 0;
 	}), 'replay: Patroni made the slot again');
 	readme_run_subst($al, 'app', 'ha/resubscribe-create', { 'host=b1,b2 port=5432,5432' => hosts_of($region{b}) });
+	# region a is synchronous (step 3): the page's block again
+	readme_run_subst($al, 'app', 'ha/synchronous-subscription', {});
+	is($al->safe_psql('app', "SELECT subsynccommit FROM pg_subscription WHERE subname = 'page_views_a_from_b'"),
+		'on', 'replay: the subscription made again waits for the standby (synchronous_commit on)');
 	ok($al->poll_query_until('app',
 			q{SELECT count(*) = 1 FROM pg_subscription_rel r JOIN pg_subscription s ON s.oid = r.srsubid
 			   WHERE s.subname = 'page_views_a_from_b' AND r.srsubstate = 'r'}),
@@ -543,6 +641,13 @@ for my $m (all_members())
 {
 	is($m->{node}->safe_psql('app', 'SELECT count(*) FROM counter_crdt_health()'), '0',
 		"$m->{name}: counter_crdt_health() reports nothing");
+}
+# Patroni promoted only standbys whose slots it had found safe
+for my $m ($failover_slot ? () : $region{a}->members)
+{
+	unlike(PostgreSQL::Test::Utils::slurp_file(patroni_log($region{a}, $m)),
+		qr/slots that might be unsafe to use after promote/,
+		"$m->{name}: Patroni never promoted it with slots that might be unsafe");
 }
 
 # The figure: region a's gaps in acknowledged increments.

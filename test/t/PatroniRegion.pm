@@ -5,7 +5,8 @@
 #
 #   my $etcd = PatroniRegion::etcd_start();
 #   my $a = PatroniRegion->new(name => 'a', etcd => $etcd, members => 2,
-#                              dcs => { ...more of bootstrap.dcs... });
+#                              dcs => { ...more of bootstrap.dcs... },
+#                              authentication => { replication => { username => ..., password => ... } });
 #   PatroniRegion::start_regions($a, $b);  # member 1 of each, then the replicas
 #   my $leader = $a->leader;        # a member (hash) once one is the primary
 #   $leader->{node}->safe_psql(...) # PostgreSQL::Test::Cluster of the member
@@ -143,6 +144,7 @@ sub new
 		name => $args{name},
 		etcd => $args{etcd},
 		dcs => $args{dcs} // {},
+		authentication => $args{authentication} // {},
 		bindir => $args{bindir},
 		dir => PostgreSQL::Test::Utils::tempdir("region_$args{name}"),
 		members => [],
@@ -190,8 +192,9 @@ sub write_config
 		maximum_lag_on_failover => 16 * 1024 * 1024,
 		%{ $self->{dcs} },
 	);
+	# no use_pg_rewind: Patroni's default (off) until the test applies the
+	# page's settings
 	$dcs{postgresql} = {
-		use_pg_rewind => JSON::PP::true,
 		use_slots => JSON::PP::true,
 		%{ $self->{dcs}{postgresql} // {} },
 		parameters => \%params,
@@ -220,10 +223,13 @@ sub write_config
 			data_dir => $node->data_dir,
 			bin_dir => $self->{bindir},
 			pgpass => "$self->{dir}/pgpass-$m->{name}",
+			# Patroni makes the replication role at bootstrap (the
+			# superuser here is initdb's)
 			authentication => {
 				superuser => { username => 'postgres' },
 				replication => { username => 'postgres' },
 				rewind => { username => 'postgres' },
+				%{ $self->{authentication} },
 			},
 			parameters => { unix_socket_directories => $node->host },
 			pg_hba => \@hba,
