@@ -99,13 +99,19 @@ sub psql_retry
 	my ($node, $db, $sql, $secs) = @_;
 	$secs //= $PostgreSQL::Test::Utils::timeout_default;
 	my $deadline = time + $secs;
-	my $tries = 0;
+	my ($tries, $first) = (0);
 	while (1)
 	{
 		$tries++;
 		my $left = $deadline - time;
 		my ($out, $err) = psql_try($node, $db, $sql, $left > 1 ? $left : 1);
-		return $out if defined $out;
+		if (defined $out)
+		{
+			note(sprintf('%s answered at attempt %d; the first failed: %s', $node->name, $tries, $first))
+			  if $tries > 1;
+			return $out;
+		}
+		$first //= $err;
 		die sprintf("%s did not answer within %d s (%d attempts); the last error: %s\nwhile running: %s\n",
 			$node->name, $secs, $tries, $err, $sql)
 		  if time >= $deadline;
@@ -124,12 +130,23 @@ sub psql_poll
 	$expected //= 't';
 	$secs //= $PostgreSQL::Test::Utils::timeout_default;
 	my $deadline = time + $secs;
-	my ($rc, $out, $err);
+	my ($rc, $out, $err, $failed, $first);
 	while (1)
 	{
 		my $left = $deadline - time;
 		($rc, $out, $err) = psql_run($node, $db, $sql, $left > 1 ? $left : 1);
-		return 1 if $rc == 0 && $out eq $expected && $err eq '';
+		if ($rc == 0 && $out eq $expected && $err eq '')
+		{
+			note(sprintf('%s: %d attempts of psql_poll failed before it answered; the first: %s',
+					$node->name, $failed, $first))
+			  if $failed;
+			return 1;
+		}
+		if ($rc != 0)
+		{
+			$failed++;
+			$first //= $err;
+		}
 		last if time >= $deadline;
 		usleep(100_000);
 	}
