@@ -42,7 +42,17 @@ my $t = time;
 ok(!eval { psql_retry($node, 'postgres', $big, 2); 1 }, 'psql_retry dies at its deadline');
 like($@, qr/did not answer within 2 s .*attempts/, 'psql_retry: naming the deadline');
 cmp_ok(time - $t, '<', 10, 'psql_retry: at about its deadline');
-ok(!psql_poll($node, 'postgres', 'SELECT true', 't', 2), 'psql_poll: false at its deadline');
+{
+	# its diag, kept from the test's output
+	my $tb = Test::More->builder;
+	my $keep = $tb->failure_output;
+	my $diag = '';
+	$tb->failure_output(\$diag);
+	my $r = psql_poll($node, 'postgres', 'SELECT true', 't', 2);
+	$tb->failure_output($keep);
+	ok(!$r, 'psql_poll: false at its deadline');
+	like($diag, qr/timed out after 2 s.*exit code 2.*connection to server/s, 'psql_poll: a diag of the last attempt');
+}
 
 # The server started again 3 s after the helpers begin: pg_ctl runs beside
 # the test (a shell that sleeps first), as Patroni or the postmaster itself
