@@ -35,6 +35,7 @@ use lib $FindBin::RealBin;
 use SignalExit;
 use CounterCrdtSQL;
 use ReadmeRecipe;
+use PsqlRetry;
 
 my $SEED = $ENV{EXACTLY_ONCE_SEED} // 9009;
 srand($SEED);
@@ -241,10 +242,16 @@ for (1 .. 600)
 	usleep(20_000);
 }
 ok($pid, 'A2: consumer 1 is in the middle of its batch');
+my $log_off = -s $node->logfile;
 kill 'KILL', $pid;
 isnt(finish_consumer($sleeper), 0, 'A2: consumer 1 died with its backend');
 finish_consumer($_) foreach @busy;    # they die with the restart, or finished
-$node->poll_query_until('postgres', 'SELECT true')
+# The server restarts by itself: the crash noticed, every backend gone, then
+# crash recovery, during which a connection is refused and psql exits at
+# once (psql_poll asks again; poll_query_until could die of it, "ack Broken
+# pipe").
+$node->wait_for_log(qr/all server processes terminated; reinitializing/, $log_off);
+psql_poll($node, 'postgres', 'SELECT true')
   or die 'the server did not come back after the crash';
 like(slurp_file($node->logfile), qr/terminated by signal 9/, 'A2: the server restarted after the crash');
 $com = committed();

@@ -41,6 +41,7 @@ use Time::HiRes qw(time usleep);
 use ReadmeMesh qw(readme_run_subst readme_poll);
 use ReadmeRecipe;
 use PatroniRegion;
+use PsqlRetry;
 
 for my $tool (qw(patroni patronictl etcd))
 {
@@ -80,7 +81,13 @@ ok($streaming[0], 'region a: the replica streams');
 ok($streaming[1], 'region b: the replica streams');
 note sprintf('two regions of two servers up in %.1f s', time - $t0);
 
+# Writes go through app(), once: a write cannot be run again after an error,
+# it may have committed.  Reads and polls of a member go through read_app()
+# and test/t/PsqlRetry.pm, which ask again while Patroni restarts a server
+# (a replica that has just rejoined, 0.4 s after it was ready) instead of
+# dying ("ack Broken pipe").
 sub app { my ($m, $sql) = @_; return $m->{node}->safe_psql('app', $sql); }
+sub read_app { my ($m, $sql) = @_; return psql_retry($m->{node}, 'app', $sql, 60); }
 
 # The connection string of a region's members, in the recipe's form.
 sub hosts_of
@@ -132,15 +139,15 @@ for my $name ($failover_slot ? qw(b) : qw(a b))
 {
 	my $l = $region{$name}->leader;
 	my $q = recipe('ha/slot-wait', $name eq 'a' ? {} : { page_views_b_from_a => $slot_of{$name} });
-	ok(PatroniRegion::wait_until(60, sub { $l->{node}->safe_psql('app', $q) eq $slot_of{$name} }),
+	ok(psql_poll($l->{node}, 'app', $q, $slot_of{$name}),
 		"region $name: Patroni made the permanent slot $slot_of{$name} (ha/slot-wait)");
 }
 readme_run_subst($region{b}->leader->{node}, 'app', $failover_slot ? 'ha/subscribe-b-failover' : 'ha/subscribe-b',
 	{ 'host=a1,a2 port=5432,5432' => hosts_of($region{a}) });
 if ($failover_slot)
 {
-	is($region{a}->leader->{node}->safe_psql('postgres',
-			"SELECT failover FROM pg_replication_slots WHERE slot_name = '$slot_of{a}'"),
+	is(psql_retry($region{a}->leader->{node}, 'postgres',
+			"SELECT failover FROM pg_replication_slots WHERE slot_name = '$slot_of{a}'", 60),
 		't', "region a: the subscription made $slot_of{a}, a failover slot");
 }
 readme_run_subst($region{a}->leader->{node}, 'app', 'ha/subscribe-a',
@@ -163,7 +170,7 @@ my @own_keys = qw(async-survives async-repair async-lost trap-heal trap-repair r
 my %acked;    # key => increments acknowledged by the test's own statements
 app($region{a}->leader, 'INSERT INTO page_views SELECT k, \'{}\' FROM unnest(ARRAY['
 	  . join(',', map { "'$_'" } @load_keys, @own_keys) . ']) AS k');
-ok($region{b}->leader->{node}->poll_query_until('app',
+ok(psql_poll($region{b}->leader->{node}, 'app',
 		'SELECT count(*) = ' . (@load_keys + @own_keys) . ' FROM page_views'),
 	'the keys reach region b');
 
@@ -193,8 +200,8 @@ sub slot_copies_ready
 	my $slot = $slot_of{ $r->{name} };
 	# the primary's position now, by the page's query (after a checkpoint,
 	# which lets the slot's restart_lsn move)
-	$l->{node}->safe_psql('postgres', 'CHECKPOINT');
-	my ($lsn) = $l->{node}->safe_psql('app', recipe('ha/slot-copies')) =~ /^\Q$slot\E\|(\S+)$/m;
+	psql_retry($l->{node}, 'postgres', 'CHECKPOINT', 60);
+	my ($lsn) = read_app($l, recipe('ha/slot-copies')) =~ /^\Q$slot\E\|(\S+)$/m;
 	my $ok = defined $lsn && PatroniRegion::wait_until(90, sub {
 		for my $m ($r->replicas($l))
 		{
@@ -336,7 +343,7 @@ sub batch
 sub value_on
 {
 	my ($m, $key) = @_;
-	return app($m, "SELECT views::bigint FROM page_views WHERE page = '$key'");
+	return read_app($m, "SELECT views::bigint FROM page_views WHERE page = '$key'");
 }
 
 sub wait_value
@@ -347,7 +354,7 @@ sub wait_value
 	});
 }
 
-my @writer_ids = (app($region{a}->leader, 'SELECT counter_crdt_node_id()'));
+my @writer_ids = (read_app($region{a}->leader, 'SELECT counter_crdt_node_id()'));
 
 # A new primary in region a, other than $old; checks its writer id.
 sub new_primary
@@ -358,7 +365,7 @@ sub new_primary
 		return $m && $m != $old ? $m : undef;
 	});
 	ok($l, "$what: a new primary in region a") or die "no new primary";
-	my $id = app($l, 'SELECT counter_crdt_node_id()');
+	my $id = read_app($l, 'SELECT counter_crdt_node_id()');
 	ok(!grep({ $_ eq $id } @writer_ids), "$what: the new primary writes under a new writer id");
 	push @writer_ids, $id;
 	return $l;
@@ -391,8 +398,8 @@ my %event;    # name => [time, old primary's port]
 		$acked{$key} += 4;
 	}
 	# everything of the old primary so far has reached the standby and b
-	my $lsn = app($old, 'SELECT pg_current_wal_lsn()');
-	ok($old->{node}->poll_query_until('postgres',
+	my $lsn = read_app($old, 'SELECT pg_current_wal_lsn()');
+	ok(psql_poll($old->{node}, 'postgres',
 			"SELECT count(*) = 2 FROM pg_stat_replication WHERE flush_lsn >= '$lsn'"),
 		"$what: the standby and region b have the old primary's WAL");
 	# the standby gets nothing more: 20 increments reach region b only
@@ -411,8 +418,8 @@ my %event;    # name => [time, old primary's port]
 	# and the old primary has confirmed to b all that b sent back (b
 	# publishes what it applies: the echo of the 30 is not kept for a2)
 	my $bl = $region{b}->leader;
-	my $blsn = app($bl, 'SELECT pg_current_wal_lsn()');
-	ok($bl->{node}->poll_query_until('postgres',
+	my $blsn = read_app($bl, 'SELECT pg_current_wal_lsn()');
+	ok(psql_poll($bl->{node}, 'postgres',
 			"SELECT confirmed_flush_lsn >= '$blsn' FROM pg_replication_slots WHERE slot_name = '$slot_of{b}'"),
 		"$what: the old primary has confirmed region b's changes");
 	# then neither gets anything: 25 increments only the old primary has
@@ -430,7 +437,7 @@ my %event;    # name => [time, old primary's port]
 	# (exactly-once/progress: offset 3, clock 4; batch 5 is replayed), or from its
 	# broker's (batch 6 next: its clock passes batch 5's, whose 7 events
 	# region b then drops in the merge)
-	my ($last) = app($new, recipe('exactly-once/progress')) =~ m{^stream-db\|[^|]*\|(\d+)\|}m;
+	my ($last) = read_app($new, recipe('exactly-once/progress')) =~ m{^stream-db\|[^|]*\|(\d+)\|}m;
 	is($last, '3', "$what: the new primary's progress for the stream: offset 3, batch 4's (batch 5 is missing)");
 	batch($new, 'stream-db', 7, 5);
 	batch($new, 'stream-db', 3, 6);
@@ -560,36 +567,36 @@ ok(PatroniRegion::wait_until(60, sub { digests_same(@to_repair) }),
 	readme_run_subst($na, 'app', 'repair/connect',
 		{ "host 'b', port '5432'" => "host '" . join(',', map { '127.0.0.1' } @bm) . "', port '"
 			  . join(',', map { $_->{node}->port } @bm) . "', target_session_attrs 'read-write'" });
-	is($na->safe_psql('app', recipe('repair/compare')), 'f', 'repair: the digests differ');
+	is(psql_retry($na, 'app', recipe('repair/compare'), 60), 'f', 'repair: the digests differ');
 	is($na->safe_psql('app', recipe('repair/find') . recipe('repair/ship')), join("\n", @to_repair),
 		"repair: they find @to_repair, only");
 	$nb->safe_psql('app', recipe('repair/apply'));
-	is($na->safe_psql('app', recipe('repair/compare')), 't', 'repair: the digests are equal');
+	is(psql_retry($na, 'app', recipe('repair/compare'), 60), 't', 'repair: the digests are equal');
 }
 ok(PatroniRegion::wait_until(60, sub { digests_same() }), 'every server of both regions has the same rows');
 
 # A replay of every row: region a's subscription to b made again with a copy
 # (the page's blocks); nothing changes anywhere.
 {
-	my $before = app($region{a}->leader, $digest_q);
+	my $before = read_app($region{a}->leader, $digest_q);
 	my $al = $region{a}->leader->{node};
 	my $bl = $region{b}->leader->{node};
 	readme_run_subst($al, 'app', 'ha/resubscribe-drop', {});
 	readme_run_subst($bl, 'app', 'ha/resubscribe-slot', {});
 	ok(PatroniRegion::wait_until(60, sub {
-		($bl->safe_psql('app', recipe('ha/slot-copies')) =~ /^page_views_a_from_b\|/m) ? 1 : 0;
+		((psql_try($bl, 'app', recipe('ha/slot-copies')) // '') =~ /^page_views_a_from_b\|/m) ? 1 : 0;
 	}), 'replay: Patroni made the slot again');
 	readme_run_subst($al, 'app', 'ha/resubscribe-create', { 'host=b1,b2 port=5432,5432' => hosts_of($region{b}) });
 	# region a is synchronous (step 3): the page's block again
 	readme_run_subst($al, 'app', 'ha/synchronous-subscription', {});
-	is($al->safe_psql('app', "SELECT subsynccommit FROM pg_subscription WHERE subname = 'page_views_a_from_b'"),
+	is(psql_retry($al, 'app', "SELECT subsynccommit FROM pg_subscription WHERE subname = 'page_views_a_from_b'", 60),
 		'on', 'replay: the subscription made again waits for the standby (synchronous_commit on)');
-	ok($al->poll_query_until('app',
+	ok(psql_poll($al, 'app',
 			q{SELECT count(*) = 1 FROM pg_subscription_rel r JOIN pg_subscription s ON s.oid = r.srsubid
 			   WHERE s.subname = 'page_views_a_from_b' AND r.srsubstate = 'r'}),
 		'replay: the copy of region b\'s table is merged');
 	ok(PatroniRegion::wait_until(60, sub { digests_same() }), 'replay: every server has the same rows');
-	is(app($region{a}->leader, $digest_q),
+	is(read_app($region{a}->leader, $digest_q),
 		$before, 'replay: and the same as before the copy: merging a state again changes nothing');
 }
 
@@ -605,7 +612,7 @@ for my $name (qw(a b))
 	}
 }
 $ack{$_} += $acked{$_} for keys %acked;
-my $final = app($region{a}->leader, 'SELECT string_agg(page || \'=\' || views::bigint, \' \' ORDER BY page) FROM page_views');
+my $final = read_app($region{a}->leader, 'SELECT string_agg(page || \'=\' || views::bigint, \' \' ORDER BY page) FROM page_views');
 my %final = map { split /=/ } split ' ', $final;
 my %lost = ('async-lost' => 25, 'stream-broker' => 7);
 my ($bad, $total_ack, $total_doubt, $total_final) = (0, 0, 0, 0);
@@ -633,13 +640,13 @@ note sprintf('increments: %d acknowledged, %d in doubt, %d counted (%d lost in s
 # Writer ids: one per promotion, and the earlier timelines' are the report's
 # candidates for retirement.
 my $l = $region{a}->leader;
-is(app($l, 'SELECT count(DISTINCT writer) FROM counter_crdt_node_id_history()'), '5',
+is(read_app($l, 'SELECT count(DISTINCT writer) FROM counter_crdt_node_id_history()'), '5',
 	'region a: 5 timelines, 5 writer ids');
-is(app($l, "SELECT count(*) FROM counter_crdt_writer_report() WHERE candidate IS NOT NULL"), '4',
+is(read_app($l, "SELECT count(*) FROM counter_crdt_writer_report() WHERE candidate IS NOT NULL"), '4',
 	'region a: the 4 ids of ended timelines are candidates for retirement');
 for my $m (all_members())
 {
-	is($m->{node}->safe_psql('app', 'SELECT count(*) FROM counter_crdt_health()'), '0',
+	is(read_app($m, 'SELECT count(*) FROM counter_crdt_health()'), '0',
 		"$m->{name}: counter_crdt_health() reports nothing");
 }
 # Patroni promoted only standbys whose slots it had found safe

@@ -36,6 +36,7 @@ use SignalExit;
 use CounterCrdtSQL;
 use ReadmeMesh;
 use ReadmeRecipe;
+use PsqlRetry;
 
 plan skip_all => 'pgbackrest is not in PATH'
   unless grep { -x "$_/pgbackrest" } split(/:/, $ENV{PATH} // '');
@@ -212,7 +213,9 @@ sub restored
 			$_[0]->append_conf('postgresql.conf',
 				recipe('backups/restored-postgresql.conf') . "unix_socket_directories = ''\n");
 		});
-	ok($node->poll_query_until('postgres', 'SELECT NOT pg_is_in_recovery()'),
+	# psql_poll: a recovery that fails shuts the server down, and
+	# poll_query_until would then die ("ack Broken pipe") instead of failing
+	ok(psql_poll($node, 'postgres', 'SELECT NOT pg_is_in_recovery()'),
 		"$name: promoted at the end of recovery");
 	note(sprintf('%s: restored, started and promoted in %.1f s', $name, time() - $t0));
 	return $node;

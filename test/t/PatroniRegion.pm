@@ -16,8 +16,12 @@
 #   $a->switchover;
 #
 # A member's PostgreSQL listens on 127.0.0.1 and on the Unix socket of its
-# PostgreSQL::Test::Cluster object, whose safe_psql and poll_query_until work
-# as for any test server; Patroni starts and stops it, the object never does.
+# PostgreSQL::Test::Cluster object; Patroni starts and stops it, the object
+# never does.  Patroni may restart a member at any time (a replica that has
+# just rejoined, 0.4 s after it was ready): what polls or reads a member goes
+# through try_psql or test/t/PsqlRetry.pm, which retry and never die of it,
+# not through the object's psql, safe_psql or poll_query_until, which die
+# ("ack Broken pipe") when psql exits before it has read its input.
 package PatroniRegion;
 
 use strict;
@@ -31,6 +35,7 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils ();
 use Test::More;
 use Time::HiRes qw(time usleep);
+use PsqlRetry;
 
 our @DAEMONS;    # [ description, IPC::Run harness ], for stop_all
 our @REGIONS;
@@ -81,12 +86,12 @@ sub wait_until
 }
 
 # $sql on a member (database postgres): its output, or undef when the
-# server does not answer (it may be restarting).
+# server does not answer (it may be restarting); never dies.  One attempt,
+# of at most 30 s: the callers poll it until their own deadlines.
 sub try_psql
 {
 	my ($m, $sql, $db) = @_;
-	my ($rc, $out) = $m->{node}->psql($db // 'postgres', $sql, on_error_stop => 1);
-	return $rc == 0 ? $out : undef;
+	return scalar psql_try($m->{node}, $db // 'postgres', $sql, 30);
 }
 
 sub start_daemon
@@ -349,11 +354,11 @@ sub signal_walsenders
 {
 	my ($self, $m, $sig, @apps) = @_;
 	my $list = join(',', map { "'$_'" } @apps);
-	my $pids = $m->{node}->safe_psql('postgres',
-		"SELECT string_agg(pid::text, ' ') FROM pg_stat_replication WHERE application_name IN ($list)");
+	my $pids = psql_retry($m->{node}, 'postgres',
+		"SELECT string_agg(pid::text, ' ') FROM pg_stat_replication WHERE application_name IN ($list)", 60);
 	my @pids = split ' ', $pids;
 	die "no walsender of @apps on $m->{name}: "
-	  . $m->{node}->safe_psql('postgres', 'SELECT pid, application_name, state FROM pg_stat_replication')
+	  . (try_psql($m, 'SELECT pid, application_name, state FROM pg_stat_replication') // '(no answer)')
 	  unless @pids >= @apps;
 	kill($sig, @pids);
 	return @pids;

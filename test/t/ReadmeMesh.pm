@@ -30,6 +30,7 @@ use Test::More;
 use Time::HiRes ();
 use ReadmeRecipe;
 use CounterCrdtMesh;
+use PsqlRetry ();
 our @EXPORT =
   qw(readme_node readme_run readme_run_subst readme_mesh readme_poll readme_wait_subscriptions
   readme_counters readme_join_copies);
@@ -135,20 +136,22 @@ sub readme_run_subst
 
 # Runs the check block $recipe on $node (database app) every 0.1 s until
 # $done->(its output) holds, at most $timeout seconds; true when it held,
-# else a diag of the last output and what was $expected.
+# else a diag of the last output and what was $expected.  A server that does
+# not answer (it may be restarting: a Patroni member) is asked again.
 sub readme_poll
 {
 	my ($node, $recipe, $done, $timeout, $expected) = @_;
 	my $deadline = Time::HiRes::time() + $timeout;
-	my $got;
+	my ($got, $err);
 	while (1)
 	{
-		$got = readme_run_quiet($node, $recipe);
-		return 1 if $done->($got);
+		($got, $err) = readme_run_quiet($node, $recipe);
+		return 1 if defined $got && $done->($got);
 		last if Time::HiRes::time() >= $deadline;
 		Time::HiRes::usleep(100_000);
 	}
-	diag("$recipe on " . $node->name . ":\n$got\nexpected:\n$expected");
+	diag("$recipe on " . $node->name . ":\n"
+		  . ($got // "no answer: $err") . "\nexpected:\n$expected");
 	return 0;
 }
 
@@ -198,14 +201,17 @@ sub readme_wait_subscriptions
 	return readme_poll($node, 'replication/check', sub { $_[0] eq $want }, 30, $want);
 }
 
-# The check block's output, without a test result for each poll.
+# The check block's output, without a test result for each poll; undef
+# and the error when the server did not answer (psql's exit code 2: no
+# connection, or a connection lost; or no exit at all: test/t/PsqlRetry.pm).
+# An error of the block itself dies.
 sub readme_run_quiet
 {
 	my ($node, $recipe) = @_;
-	my ($rc, $out, $err) = $node->psql('app', recipe($recipe),
-		extra_params => [ '-v', 'ON_ERROR_STOP=1' ]);
+	my ($rc, $out, $err) = PsqlRetry::psql_run($node, 'app', recipe($recipe), 60);
+	return (undef, $err) if $rc == 2 || $rc == -1;
 	die "recipe $recipe failed on " . $node->name . ": $err" if $rc != 0;
-	return $out;
+	return ($out, $err);
 }
 
 # Servers a, b and c, set up by steps 1 to 4 of the recipe in the order the
