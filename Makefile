@@ -113,7 +113,7 @@ CORE_TEST_SRCS = $(wildcard test/core_*.c)
 # Outside the server the core hashes with OpenSSL's libcrypto (libssl-dev),
 # which the tests also take as the reference; uuid text is libuuid's.
 CORE_TEST_LIBS = -lcrypto -luuid
-CORE_TEST_HDRS = test/cc_test.h test/cc_test_states.h test/cc_test_folds.h test/cc_test_shapes.h test/cc_ossl.h $(CORE_HDRS)
+CORE_TEST_HDRS = test/cc_test.h test/cc_test_capture.h test/cc_test_states.h test/cc_test_folds.h test/cc_test_shapes.h test/cc_ossl.h $(CORE_HDRS)
 test/core_test: $(CORE_TEST_SRCS) $(CORE_SRCS) $(CORE_TEST_HDRS)
 	$(CC) $(CORE_TEST_CFLAGS) $(CORE_WERROR) -Isrc/core -Itest -o $@ $(CORE_TEST_SRCS) $(CORE_SRCS) $(CORE_TEST_LIBS)
 

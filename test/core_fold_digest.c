@@ -42,6 +42,7 @@
 #include "cc_fold.h"
 #include "cc_ossl.h"
 #include "cc_test.h"
+#include "cc_test_capture.h"
 #include "cc_test_folds.h"
 
 #define FD_SHARDS	24
@@ -49,87 +50,35 @@
 #define FD_KEY		600			/* longer than the core's buffer */
 #define FD_STREAM	(64 + FD_KEY + 17 + FD_SHARDS * 32 + 8 + FD_FOLDS * 64)
 
-/* A sink that keeps what it is given. */
-typedef struct fd_capture
-{
-	unsigned char bytes[FD_STREAM];
-	size_t		len;
-	int			calls;
-	int			empty_calls;
-	bool		overflow;
-} fd_capture;
-
-static void
-fd_capture_update(void *arg, const void *data, size_t len)
-{
-	fd_capture *c = (fd_capture *) arg;
-
-	c->calls++;
-	if (len == 0)
-		c->empty_calls++;
-	if (c->len + len > sizeof(c->bytes))
-	{
-		c->overflow = true;
-		return;
-	}
-	memcpy(c->bytes + c->len, data, len);
-	c->len += len;
-}
-
-static cc_hash_sink
-fd_capture_start(fd_capture *c)
-{
-	cc_hash_sink sink = {fd_capture_update, c};
-
-	memset(c, 0, sizeof(*c));
-	return sink;
-}
-
-/* The reference encoder: appends to ref at len, returns the new length. */
-static size_t
-ref_bytes(unsigned char *ref, size_t len, const void *data, size_t n)
-{
-	memcpy(ref + len, data, n);
-	return len + n;
-}
-
-static size_t
-ref_be64(unsigned char *ref, size_t len, uint64_t v)
-{
-	for (int i = 7; i >= 0; i--)
-		ref[len++] = (unsigned char) (v >> (8 * i));
-	return len;
-}
-
 /* A live state with records, as cc_digest.h describes its bytes. */
 static size_t
 ref_state(unsigned char *ref, size_t len, const cc_folded *v)
 {
 	ref[len++] = 0;
-	len = ref_be64(ref, len, (uint64_t) v->n);
+	len = cc_ref_be64(ref, len, (uint64_t) v->n);
 	for (size_t i = 0; i < v->n; i++)
 	{
 		cc_shard	sh;
 
 		cc_load(v->shards, i, &sh);
-		len = ref_bytes(ref, len, sh.id, CC_ID_LEN);
-		len = ref_be64(ref, len, (uint64_t) sh.clock);
-		len = ref_be64(ref, len, (uint64_t) sh.value);
+		len = cc_ref_put(ref, len, sh.id, CC_ID_LEN);
+		len = cc_ref_be64(ref, len, (uint64_t) sh.clock);
+		len = cc_ref_be64(ref, len, (uint64_t) sh.value);
 	}
 	if (v->nf == 0)
 		return len;
-	len = ref_be64(ref, len, (uint64_t) v->nf);
+	len = cc_ref_be64(ref, len, (uint64_t) v->nf);
 	for (size_t i = 0; i < v->nf; i++)
 	{
 		cc_fold		f;
 
 		cc_fold_load(v->folds, i, &f);
-		len = ref_bytes(ref, len, f.retired, CC_ID_LEN);
-		len = ref_bytes(ref, len, f.target, CC_ID_LEN);
-		len = ref_be64(ref, len, (uint64_t) f.tclock);
-		len = ref_be64(ref, len, (uint64_t) f.aclock);
-		len = ref_be64(ref, len, (uint64_t) f.avalue);
-		len = ref_be64(ref, len, (uint64_t) f.absorbed);
+		len = cc_ref_put(ref, len, f.retired, CC_ID_LEN);
+		len = cc_ref_put(ref, len, f.target, CC_ID_LEN);
+		len = cc_ref_be64(ref, len, (uint64_t) f.tclock);
+		len = cc_ref_be64(ref, len, (uint64_t) f.aclock);
+		len = cc_ref_be64(ref, len, (uint64_t) f.avalue);
+		len = cc_ref_be64(ref, len, (uint64_t) f.absorbed);
 	}
 	return len;
 }
@@ -188,7 +137,7 @@ check_folded(const cc_folded *v, const char *what, uint8_t digest[CC_DIGEST_LEN]
 			 uint8_t row[CC_DIGEST_LEN])
 {
 	static unsigned char ref[FD_STREAM];
-	static fd_capture c;
+	static cc_capture c;
 	static const char dtag[] = "counter_crdt digest v1";
 	static const char rtag[] = "counter_crdt row v1";
 	static const size_t keylens[] = {1, 0, 7, 511, 512, FD_KEY};
@@ -208,8 +157,8 @@ check_folded(const cc_folded *v, const char *what, uint8_t digest[CC_DIGEST_LEN]
 			CHECKF(false, "%s: the stored form does not open", what);
 			return false;
 		}
-		sink = fd_capture_start(&c);
-		len = ref_bytes(ref, 0, dtag, sizeof(dtag) - 1);
+		sink = cc_capture_start(&c);
+		len = cc_ref_put(ref, 0, dtag, sizeof(dtag) - 1);
 		len = ref_state(ref, len, v);
 		cc_digest_input_stored(&sink, &st);
 		CHECKF(!c.overflow && c.len == len && memcmp(c.bytes, ref, len) == 0,
@@ -229,10 +178,10 @@ check_folded(const cc_folded *v, const char *what, uint8_t digest[CC_DIGEST_LEN]
 			const char *key = k == 0 ? "k" : fd_key;
 			size_t		kl = keylens[k];
 
-			sink = fd_capture_start(&c);
-			len = ref_bytes(ref, 0, rtag, sizeof(rtag) - 1);
-			len = ref_be64(ref, len, kl);
-			len = ref_bytes(ref, len, key, kl);
+			sink = cc_capture_start(&c);
+			len = cc_ref_put(ref, 0, rtag, sizeof(rtag) - 1);
+			len = cc_ref_be64(ref, len, kl);
+			len = cc_ref_put(ref, len, key, kl);
 			len = ref_state(ref, len, v);
 			cc_row_hash_input_stored(&sink, key, kl, &st);
 			CHECKF(!c.overflow && c.len == len && memcmp(c.bytes, ref, len) == 0,

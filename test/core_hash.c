@@ -24,6 +24,7 @@
 
 #include "cc_ossl.h"
 #include "cc_test.h"
+#include "cc_test_capture.h"
 
 #define A "00000000-0000-0000-0000-000000000001"
 #define D "ffffffff-ffff-ffff-ffff-ffffffffffff"
@@ -31,69 +32,17 @@
 #define MAX_SHARDS	40			/* more than the core gathers per piece */
 #define MAX_STREAM	(64 + 4096 + 9 + MAX_SHARDS * CC_SHARD_SIZE)
 
-/* A sink that keeps what it is given. */
-typedef struct capture
-{
-	unsigned char bytes[MAX_STREAM];
-	size_t		len;
-	int			calls;
-	int			empty_calls;
-	bool		overflow;
-} capture;
-
-static void
-capture_update(void *arg, const void *data, size_t len)
-{
-	capture    *c = (capture *) arg;
-
-	c->calls++;
-	if (len == 0)
-		c->empty_calls++;
-	if (c->len + len > sizeof(c->bytes))
-	{
-		c->overflow = true;
-		return;
-	}
-	memcpy(c->bytes + c->len, data, len);
-	c->len += len;
-}
-
-static cc_hash_sink
-capture_start(capture *c)
-{
-	cc_hash_sink sink = {capture_update, c};
-
-	memset(c, 0, sizeof(*c));
-	return sink;
-}
-
-/* The reference encoder: appends to ref, returns the new length. */
-static size_t
-put(unsigned char *ref, size_t len, const void *data, size_t n)
-{
-	memcpy(ref + len, data, n);
-	return len + n;
-}
-
-static size_t
-put_be64(unsigned char *ref, size_t len, uint64_t v)
-{
-	for (int i = 7; i >= 0; i--)
-		ref[len++] = (unsigned char) (v >> (8 * i));
-	return len;
-}
-
 static size_t
 put_state(unsigned char *ref, size_t len, const cc_shard *sh, size_t n,
 		  bool tombstone)
 {
 	ref[len++] = tombstone ? 1 : 0;
-	len = put_be64(ref, len, n);
+	len = cc_ref_be64(ref, len, n);
 	for (size_t i = 0; i < n; i++)
 	{
-		len = put(ref, len, sh[i].id, CC_ID_LEN);
-		len = put_be64(ref, len, (uint64_t) sh[i].clock);
-		len = put_be64(ref, len, (uint64_t) sh[i].value);
+		len = cc_ref_put(ref, len, sh[i].id, CC_ID_LEN);
+		len = cc_ref_be64(ref, len, (uint64_t) sh[i].clock);
+		len = cc_ref_be64(ref, len, (uint64_t) sh[i].value);
 	}
 	return len;
 }
@@ -177,19 +126,19 @@ test_digest_stream(void)
 	static cc_shard sh[MAX_SHARDS];
 	static unsigned char s[MAX_SHARDS * CC_SHARD_SIZE];
 	static unsigned char ref[MAX_STREAM];
-	static capture c;
+	static cc_capture c;
 	static const char tag[] = "counter_crdt digest v1";
 
 	for (size_t n = 0; n <= MAX_SHARDS; n++)
 		for (int t = 0; t <= (n == 0 ? 1 : 0); t++)
 		{
-			cc_hash_sink sink = capture_start(&c);
+			cc_hash_sink sink = cc_capture_start(&c);
 			size_t		len;
 			uint8_t		want[CC_DIGEST_LEN],
 						got[CC_DIGEST_LEN];
 
 			make_state(sh, s, n, (unsigned) n);
-			len = put(ref, 0, tag, sizeof(tag) - 1);
+			len = cc_ref_put(ref, 0, tag, sizeof(tag) - 1);
 			len = put_state(ref, len, sh, n, t);
 			cc_digest_input(&sink, s, n, t);
 			CHECKF(!c.overflow && c.len == len && memcmp(c.bytes, ref, len) == 0,
@@ -210,7 +159,7 @@ test_row_stream(void)
 	static unsigned char s[MAX_SHARDS * CC_SHARD_SIZE];
 	static unsigned char ref[MAX_STREAM];
 	static char key[4096];
-	static capture c;
+	static cc_capture c;
 	static const char tag[] = "counter_crdt row v1";
 	static const size_t keylens[] = {0, 1, 7, 500, 511, 512, 513, 1000, 4096};
 	static const size_t nshards[] = {0, 1, 3, 15, 16, 17, MAX_SHARDS};
@@ -224,7 +173,7 @@ test_row_stream(void)
 				size_t		n = kind == 2 ? nshards[j] : 0;
 				size_t		kl = keylens[k];
 				cc_view		v;
-				cc_hash_sink sink = capture_start(&c);
+				cc_hash_sink sink = cc_capture_start(&c);
 				size_t		len;
 				uint8_t		want[CC_DIGEST_LEN],
 							got[CC_DIGEST_LEN];
@@ -235,9 +184,9 @@ test_row_stream(void)
 				v.shards = s;
 				v.n = n;
 				v.tombstone = kind == 1;
-				len = put(ref, 0, tag, sizeof(tag) - 1);
-				len = put_be64(ref, len, kl);
-				len = put(ref, len, key, kl);
+				len = cc_ref_put(ref, 0, tag, sizeof(tag) - 1);
+				len = cc_ref_be64(ref, len, kl);
+				len = cc_ref_put(ref, len, key, kl);
 				if (kind == 0)
 					ref[len++] = 2;
 				else
@@ -267,7 +216,7 @@ test_stored_stream(void)
 	static cc_shard sh[MAX_SHARDS];
 	static unsigned char room[CC_STORED_HEADER + MAX_SHARDS * CC_SHARD_SIZE];
 	static unsigned char ref[MAX_STREAM];
-	static capture c;
+	static cc_capture c;
 	static const char dtag[] = "counter_crdt digest v1";
 	static const char rtag[] = "counter_crdt row v1";
 	static const size_t nshards[] = {0, 1, 2, 3, 4, 16, 17, MAX_SHARDS};
@@ -299,17 +248,17 @@ test_stored_stream(void)
 					   "%zu shards stored %s", n, st.narrow ? "narrow" : "wide");
 				narrow_seen += st.narrow;
 
-				sink = capture_start(&c);
-				len = put(ref, 0, dtag, sizeof(dtag) - 1);
+				sink = cc_capture_start(&c);
+				len = cc_ref_put(ref, 0, dtag, sizeof(dtag) - 1);
 				len = put_state(ref, len, sh, n, t);
 				cc_digest_input_stored(&sink, &st);
 				CHECKF(!c.overflow && c.len == len && memcmp(c.bytes, ref, len) == 0,
 					   "stored digest stream, %zu shards, narrow %d", n, narrow);
 
-				sink = capture_start(&c);
-				len = put(ref, 0, rtag, sizeof(rtag) - 1);
-				len = put_be64(ref, len, 3);
-				len = put(ref, len, "k42", 3);
+				sink = cc_capture_start(&c);
+				len = cc_ref_put(ref, 0, rtag, sizeof(rtag) - 1);
+				len = cc_ref_be64(ref, len, 3);
+				len = cc_ref_put(ref, len, "k42", 3);
 				len = put_state(ref, len, sh, n, t);
 				cc_row_hash_input_stored(&sink, "k42", 3, &st);
 				CHECKF(!c.overflow && c.len == len && memcmp(c.bytes, ref, len) == 0,
@@ -319,10 +268,10 @@ test_stored_stream(void)
 
 	/* a NULL state is the tag byte 2 alone */
 	{
-		cc_hash_sink sink = capture_start(&c);
-		size_t		len = put(ref, 0, rtag, sizeof(rtag) - 1);
+		cc_hash_sink sink = cc_capture_start(&c);
+		size_t		len = cc_ref_put(ref, 0, rtag, sizeof(rtag) - 1);
 
-		len = put_be64(ref, len, 0);
+		len = cc_ref_be64(ref, len, 0);
 		ref[len++] = 2;
 		cc_row_hash_input_stored(&sink, "", 0, NULL);
 		CHECK(c.len == len && memcmp(c.bytes, ref, len) == 0);
@@ -333,15 +282,15 @@ test_stored_stream(void)
 static void
 test_id_names(void)
 {
-	static capture c;
-	cc_hash_sink sink = capture_start(&c);
+	static cc_capture c;
+	cc_hash_sink sink = cc_capture_start(&c);
 	char		name[CC_NODE_NAME_SIZE];
 	size_t		len;
 	uint8_t		id[CC_ID_LEN];
 
 	cc_rack_name(&sink, "dc1", 3, "rack1xyz", 5);
 	CHECK(c.len == 9 && memcmp(c.bytes, "dc1:rack1", 9) == 0);
-	sink = capture_start(&c);
+	sink = cc_capture_start(&c);
 	cc_rack_name(&sink, "", 0, "", 0);
 	CHECK(c.len == 1 && c.bytes[0] == ':');
 
