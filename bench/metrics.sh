@@ -29,21 +29,9 @@ BENCH_TAG=metrics
 source "$ROOT/bench/lib.sh"
 
 PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
-BIN=$("$PG_CONFIG" --bindir)
 ROWS=${METRICS_ROWS:-1000000}
 WRITERS=${METRICS_WRITERS:-3 30}
-[ "$(id -u)" -eq 0 ] || die "run as root (the server runs as postgres)"
-
-D=$(mktemp -d /tmp/metrics_bench.XXXX)
-chown postgres: "$D"
-PORT=$((56000 + RANDOM % 3000))
-as_pg() { runuser -u postgres -- "$@"; }
-cleanup() { as_pg "$BIN/pg_ctl" -D "$D/data" -m immediate stop >/dev/null 2>&1 || true; rm -rf "$D"; }
-trap cleanup EXIT
-as_pg "$BIN/initdb" -D "$D/data" -A trust -U postgres >/dev/null
-as_pg "$BIN/pg_ctl" -D "$D/data" -o "-p $PORT -k $D -c listen_addresses= -c shared_buffers=512MB -c max_parallel_workers_per_gather=0" \
-	-l "$D/log" -w start >/dev/null
-psql_() { as_pg "$BIN/psql" -h "$D" -p "$PORT" -U postgres -d postgres -X -q -v ON_ERROR_STOP=1 -At "$@"; }
+bench_server shared_buffers=512MB max_parallel_workers_per_gather=0
 psql_ -c "CREATE EXTENSION counter_crdt; CREATE EXTENSION pg_prewarm;"
 
 # Server-side execution time of a statement, in ms.

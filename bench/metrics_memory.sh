@@ -28,21 +28,9 @@ BENCH_TAG=metrics_memory
 source "$ROOT/bench/lib.sh"
 
 PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
-BIN=$("$PG_CONFIG" --bindir)
 TABLES=${MEMORY_TABLES:-25000}
 PARTS=${MEMORY_PARTITIONED:-0}
-[ "$(id -u)" -eq 0 ] || die "run as root (the server runs as postgres)"
-
-D=$(mktemp -d /tmp/metrics_memory.XXXX)
-chown postgres: "$D"
-PORT=$((56000 + RANDOM % 3000))
-as_pg() { runuser -u postgres -- "$@"; }
-cleanup() { as_pg "$BIN/pg_ctl" -D "$D/data" -m immediate stop >/dev/null 2>&1 || true; rm -rf "$D"; }
-trap cleanup EXIT
-as_pg "$BIN/initdb" -D "$D/data" -A trust -U postgres >/dev/null
-as_pg "$BIN/pg_ctl" -D "$D/data" -o "-p $PORT -k $D -c listen_addresses= -c shared_buffers=128MB -c fsync=off -c max_locks_per_transaction=256" \
-	-l "$D/log" -w start >/dev/null
-psql_() { as_pg "$BIN/psql" -h "$D" -p "$PORT" -U postgres -d postgres -X -q -v ON_ERROR_STOP=1 -At "$@"; }
+bench_server shared_buffers=128MB fsync=off max_locks_per_transaction=256
 psql_ -c "CREATE EXTENSION counter_crdt"
 
 say "PostgreSQL $("$PG_CONFIG" --version | awk '{print $2}'), $(fmt_int "$TABLES") tables of 2 counter columns, $(fmt_int "$PARTS") of them partitions of one table"
