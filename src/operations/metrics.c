@@ -616,14 +616,16 @@ cc_metrics_collect(ReturnSetInfo *rsinfo, Oid nspid, bool named, CcMetricsEmit e
 		CcMetricsCol *mc = &cols[i];
 
 		mc->col = list_nth(list, i);
-		mc->top = named ? cc_metrics_top(mc->col->relid) : mc->col->relid;
-		/* the columns of one table lie together: their top's names once */
+		/* the columns of one table lie together: their top and its names once */
 		if (i > 0 && cols[i - 1].col->relid == mc->col->relid)
 		{
+			mc->top = cols[i - 1].top;
 			mc->nspname = cols[i - 1].nspname;
 			mc->name = cols[i - 1].name;
+			mc->gone = cols[i - 1].gone;
 			continue;
 		}
+		mc->top = named ? cc_metrics_top(mc->col->relid) : mc->col->relid;
 		mc->name = get_rel_name(mc->top);
 		mc->nspname = mc->name == NULL ? NULL :
 			get_namespace_name(get_rel_namespace(mc->top));
