@@ -12,6 +12,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cc_fold.h"
 #include "cc_test_states.h"
@@ -50,6 +51,15 @@ cc_test_folded_view(const cc_test_folded *t)
 	cc_folded	v = {t->s, t->n, t->f, t->nf};
 
 	return v;
+}
+
+/* Whether two folded states are the same bytes: shards, then records. */
+static inline bool
+cc_test_folded_same(const cc_folded *a, const cc_folded *b)
+{
+	return a->n == b->n && a->nf == b->nf &&
+		(a->n == 0 || memcmp(a->shards, b->shards, a->n * CC_SHARD_SIZE) == 0) &&
+		(a->nf == 0 || memcmp(a->folds, b->folds, a->nf * CC_FOLD_SIZE) == 0);
 }
 
 /* A random id: an edge id of the orderings, or 16 random bytes. */

@@ -25,31 +25,20 @@
 #include "cc_test_folds.h"
 #include "cc_test_states.h"
 
-#define DN	32
-#define DF	32
+#define DN	CC_TF_SHARDS
+#define DF	CC_TF_FOLDS
 
-typedef struct dstate
-{
-	unsigned char s[DN * CC_SHARD_SIZE];
-	size_t		n;
-	unsigned char f[DF * CC_FOLD_SIZE];
-	size_t		nf;
-} dstate;
-
-static cc_folded
-dv(const dstate *d)
-{
-	cc_folded	v = {d->s, d->n, d->f, d->nf};
-
-	return v;
-}
+/* A folded state of the tests (cc_test_folds.h), and its view. */
+typedef cc_test_folded dstate;
+#define dv(d) cc_test_folded_view(d)
 
 static bool
 dsame(const dstate *a, const dstate *b)
 {
-	return a->n == b->n && a->nf == b->nf &&
-		memcmp(a->s, b->s, a->n * CC_SHARD_SIZE) == 0 &&
-		memcmp(a->f, b->f, a->nf * CC_FOLD_SIZE) == 0;
+	cc_folded	va = dv(a),
+				vb = dv(b);
+
+	return cc_test_folded_same(&va, &vb);
 }
 
 static const char *

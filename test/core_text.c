@@ -593,14 +593,6 @@ messy_folded(uint64_t *rng, const cc_folded *st, char *o)
 	return (size_t) (p - o);
 }
 
-static bool
-same_folded(const cc_folded *a, const cc_folded *b)
-{
-	return a->n == b->n && a->nf == b->nf &&
-		memcmp(a->shards, b->shards, a->n * CC_SHARD_SIZE) == 0 &&
-		memcmp(a->folds, b->folds, a->nf * CC_FOLD_SIZE) == 0;
-}
-
 /*
  * Random folded states: canonical text and any legal rewriting of it read
  * back as the same state; the text of the stored value the same as of the
@@ -634,7 +626,7 @@ test_text_folded_random(int cases)
 		len = cc_format_folded(&cc_test_ids, &v, text);
 		if (len + 1 > cc_format_folded_capacity(v.n, v.nf) || len != strlen(text) ||
 			parse_folded(text, len, &room, &back, &t, &err) != CC_OK ||
-			t || !same_folded(&v, &back))
+			t || !cc_test_folded_same(&v, &back))
 		{
 			if (bad_round++ < 5)
 				fprintf(stderr, "folded text round trip broken: %s (%s)\n", text, err.detail);
@@ -644,7 +636,7 @@ test_text_folded_random(int cases)
 
 		len = messy_folded(&rng, &v, text2);
 		if (parse_folded(text2, len, &room, &back, &t, &err) != CC_OK ||
-			t || !same_folded(&v, &back))
+			t || !cc_test_folded_same(&v, &back))
 		{
 			if (bad_messy++ < 5)
 				fprintf(stderr, "messy folded text not read back: %s (%s)\n", text2, err.detail);
