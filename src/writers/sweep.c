@@ -141,7 +141,9 @@ cc_columns_of(Oid relid, Oid counter_type, CcHolds holds, List *cols)
 		if (!HeapTupleIsValid(atttup))
 			continue;
 		att = (Form_pg_attribute) GETSTRUCT(atttup);
-		if (!att->attisdropped && cc_type_holds(att->atttypid, counter_type) == holds)
+		if (!att->attisdropped &&
+			(holds == CC_HOLDS_PLAIN ? cc_is_counter_type(att->atttypid, counter_type)
+			 : cc_type_holds(att->atttypid, counter_type) == holds))
 		{
 			CcColumn   *c = palloc(sizeof(CcColumn));
 
@@ -191,11 +193,15 @@ cc_all_columns(Oid counter_type, CcHolds holds)
 			types = lappend_oid(types, t);
 			verdicts = lappend_int(verdicts, (int) cc_type_holds(t, counter_type));
 		}
-		if (list_nth_int(verdicts, k) == (int) holds)
-			relids = list_append_unique_oid(relids, att->attrelid);
+		/* a relation's columns mostly lie together: duplicates go below */
+		if (list_nth_int(verdicts, k) == (int) holds &&
+			(relids == NIL || llast_oid(relids) != att->attrelid))
+			relids = lappend_oid(relids, att->attrelid);
 	}
 	systable_endscan(scan);
 	table_close(attrel, AccessShareLock);
+	list_sort(relids, list_oid_cmp);
+	list_deduplicate_oid(relids);
 	foreach(lc, relids)
 	{
 		CHECK_FOR_INTERRUPTS();
