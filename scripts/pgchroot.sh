@@ -341,6 +341,17 @@ _pgr_packages() {	# VER -> the package list, one line, sorted
 	p+=(uuid-dev libssl-dev make gcc libc6-dev perl libipc-run-perl)
 	# test/t/010_scylla_migration.pl reads ScyllaDB's files with Python
 	p+=(python3)
+	# The client libraries of clients/ at the suite's versions: Python's
+	# drivers and ORMs (Django 4.2 in trixie, 5.2 in sid; SQLAlchemy 2.0),
+	# the tools that build a wheel and a venv; Node.js and npm; Ruby with
+	# ActiveRecord and ruby-pg; Go with pgx from Debian's Go sources.
+	p+=(python3-django python3-sqlalchemy python3-psycopg2 python3-asyncpg
+		python3-build python3-venv python3-pip python3-setuptools python3-wheel)
+	p+=(nodejs npm ruby ruby-activerecord ruby-pg golang-go
+		golang-github-jackc-pgx-v4-dev)
+	if [ "$(pgchroot_suite "$v")" != trixie ]; then
+		p+=(golang-github-jackc-pgx-v5-dev)
+	fi
 	p+=(build-essential dpkg-dev debhelper)
 	if [ "${COUNTER_CRDT_CHROOT_CLANG:-0}" = 1 ]; then
 		p+=(clang libclang-rt-dev)
