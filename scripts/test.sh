@@ -412,6 +412,9 @@ if [ "${#tap_files[@]}" -gt 0 ] && [ "$SETUP_OK" -eq 1 ] && [ "$PG_HERE" -eq 1 ]
 	cp -a "$ROOT/doc" "$TAPDIR/doc"
 	# and the files the recipes ship (t/022: the exporter's queries)
 	cp -a "$ROOT/monitoring" "$TAPDIR/monitoring"
+	# and the client libraries, which the tests package and install
+	# (test/t/029 and after) as their users would
+	if [ -d "$ROOT/clients" ]; then cp -a "$ROOT/clients" "$TAPDIR/clients"; fi
 	rm -rf "$TAPDIR/test/tmp_check"
 	mkdir -p "$TAPDIR/test/tmp_check"
 	[ "$(id -u)" -eq 0 ] && chown -R postgres: "$TAPDIR"
