@@ -176,6 +176,22 @@ UPDATE wg_fold SET c = counter_crdt_forget(c, :'B') WHERE id = 3;
 UPDATE wg_fold SET c = format('{%s:2:5, %s:3:7}', :'A', :'B')::counter_crdt WHERE id = 3;
 SELECT id, c FROM wg_fold ORDER BY id;
 
+-- A strip of a writer forgotten on this server passes, as apply strips
+-- it; the same strip of a writer not forgotten here is refused.
+\set C '0000000c-0000-0000-0000-000000000000'
+INSERT INTO wg_fold VALUES (4, format('{%s:1:1, %s:2:5}', :'A', :'C')::counter_crdt);
+\set VERBOSITY sqlstate
+UPDATE wg_fold SET c = counter_crdt_strip(c, :'C') WHERE id = 4;
+\set VERBOSITY default
+INSERT INTO counter_crdt_retired_writers (writer) VALUES (:'C');
+\set VERBOSITY sqlstate
+UPDATE wg_fold SET c = counter_crdt_strip(c, :'C') WHERE id = 4;
+\set VERBOSITY default
+UPDATE counter_crdt_retired_writers SET forgotten_at = now() WHERE writer = :'C';
+UPDATE wg_fold SET c = counter_crdt_strip(c, :'C') WHERE id = 4;
+SELECT c FROM wg_fold WHERE id = 4;
+DELETE FROM counter_crdt_retired_writers WHERE writer IN (:'B', :'C');
+
 -- The trigger function is a BEFORE UPDATE row trigger only.
 CREATE TRIGGER wg_wrong AFTER UPDATE ON wg_fold FOR EACH ROW EXECUTE FUNCTION counter_crdt_write_guard();
 \set VERBOSITY sqlstate

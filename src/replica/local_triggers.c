@@ -28,8 +28,10 @@
  */
 #include "base/datum.h"
 #include "base/extension.h"
+#include "core/cc_algebra.h"
 #include "replica/table_check.h"
 #include "type/value.h"
+#include "writers/retired.h"
 #include "writers/sweep.h"
 
 #include "access/htup_details.h"
@@ -376,6 +378,19 @@ cc_write_lacks(Datum oldv, Datum newv)
 	LOCAL_FCINFO(fc, 2);
 	Datum		diff;
 	char	   *text;
+	CcRead		ro,
+				rn;
+	bool		holds;
+
+	/* the common case, live values without records: no copy made */
+	cc_read_open(oldv, &ro);
+	cc_read_open(newv, &rn);
+	holds = !ro.v.tombstone && !rn.v.tombstone && ro.nf == 0 && rn.nf == 0 &&
+		cc_merge_is_noop(rn.v.shards, rn.v.n, ro.v.shards, ro.v.n);
+	cc_read_close(&ro);
+	cc_read_close(&rn);
+	if (holds)
+		return NULL;
 
 	InitFunctionCallInfoData(*fc, NULL, 2, InvalidOid, NULL, NULL);
 	fc->args[0].value = oldv;
@@ -398,7 +413,9 @@ cc_write_lacks(Datum oldv, Datum newv)
  * (merge(old, new) = new): an increment, a merge, a tombstone.  A state read
  * earlier and written back, which would undo the increments made since, and
  * NULL over a counter, are refused (23000) before the row changes.  The
- * rows that the fold and forget sweeps rewrite pass (cc_sweep_rewrites()).
+ * rows that the fold and forget sweeps rewrite pass (cc_sweep_rewrites()),
+ * and so does a state that lacks only what the writers forgotten on this
+ * server held (counter_crdt_strip(), as the merge trigger strips them).
  */
 PG_FUNCTION_INFO_V1(counter_crdt_write_guard);
 Datum
@@ -444,6 +461,17 @@ counter_crdt_write_guard(PG_FUNCTION_ARGS)
 		if (datum_image_eq(o, n, att->attbyval, att->attlen))
 			continue;
 		lacks = cc_write_lacks(o, n);
+		if (lacks != NULL)
+		{
+			/* the strip of writers forgotten here, as apply strips them */
+			bool		stripped;
+			uint8_t    *ids;
+			int			nids;
+			Datum		kept = cc_retired_strip(o, &stripped, &ids, &nids);
+
+			if (stripped)
+				lacks = cc_write_lacks(kept, n);
+		}
 		if (lacks != NULL)
 			ereport(ERROR,
 					(errcode(ERRCODE_INTEGRITY_CONSTRAINT_VIOLATION),
