@@ -90,10 +90,13 @@ module CounterCrdt
         :counter_crdt
       end
 
+      # A state read, or a number: what sum(views), max(views) return.
       def deserialize(value)
         case value
         when nil, Integer then value
         when State then value.tombstone? ? nil : CounterCrdt::Value.new(value)
+        when Numeric then value == value.to_i ? value.to_i : value
+        when /\A\s*-?\d+(\.0*)?\s*\z/ then Integer(value[/-?\d+/], 10)
         else deserialize(State.parse(value))
         end
       end
@@ -110,6 +113,11 @@ module CounterCrdt
         when Numeric then value.zero? ? "{}" : value.to_i
         else raise Error, "cannot write #{value.class} to a counter_crdt column"
         end
+      end
+
+      # schema.rb: a default counter as its state text.
+      def type_cast_for_schema(value)
+        value.is_a?(CounterCrdt::Value) ? value.state.to_s.inspect : super
       end
 
       def changed_in_place?(_raw_old_value, _new_value)
