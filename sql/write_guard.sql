@@ -67,10 +67,25 @@ UPDATE wg SET views = '{}' WHERE id = 1;
 -- one writer's value lower at its clock
 UPDATE wg SET views = format('{%s:4:7, %s:10:100}', :'A', :'B')::counter_crdt WHERE id = 1;
 -- a state that holds everything, with a higher clock of one writer; and
--- one whose value is higher at the same clock, which merge takes too (the
--- guard refuses losses: what a role with UPDATE may write is its privilege)
+-- one whose value of this server's shard is higher at the same clock,
+-- which merge would take but the guard refuses (see below)
 UPDATE wg SET views = format('{%s:4:14, %s:10:100}', :'A', :'B')::counter_crdt WHERE id = 1;
 UPDATE wg SET views = format('{%s:4:15, %s:10:100}', :'A', :'B')::counter_crdt WHERE id = 1;
+SELECT views, views::bigint AS value FROM wg WHERE id = 1;
+
+-- Two states computed from one read: the first written passes, the second
+-- gives this server's shard the same clock and another value, refused.
+-- The same state written twice cannot be told from a statement that left
+-- the counter alone: the second write changes nothing.
+SELECT views AS one_read FROM wg WHERE id = 1 \gset
+UPDATE wg SET views = :'one_read'::counter_crdt + 1 WHERE id = 1;
+UPDATE wg SET views = :'one_read'::counter_crdt + 3 WHERE id = 1;
+UPDATE wg SET views = :'one_read'::counter_crdt + 1 WHERE id = 1;
+SELECT views, views::bigint AS value FROM wg WHERE id = 1;
+-- another writer's shard at the same clock with another value (a server
+-- that shares an id, or a hand-made state) passes as merge takes it: the
+-- conflict is the merge trigger's to record at apply
+UPDATE wg SET views = counter_crdt_merge(views, format('{%s:10:101}', :'B')::counter_crdt) WHERE id = 1;
 SELECT views, views::bigint AS value FROM wg WHERE id = 1;
 
 -- A tombstone wins, and nothing live goes over it.

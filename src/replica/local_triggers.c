@@ -33,6 +33,7 @@
 #include "type/value.h"
 #include "writers/retired.h"
 #include "writers/sweep.h"
+#include "writers/writer_ids.h"
 
 #include "access/htup_details.h"
 #include "access/xact.h"
@@ -369,6 +370,52 @@ cc_guard_columns(FunctionCallInfo fcinfo, Relation rel)
 }
 
 /*
+ * This server's own shard, when the new state gives it the old one's clock
+ * and another value, as text for a message ("id:clock:value" old and new);
+ * else NULL.  Only this server's increments move its clock here, each by
+ * one: two states computed from one read of the row (`'state' + n`
+ * written twice) hold the same clock.  Other writers' shards come from
+ * merges, which keep what a server sent.
+ */
+static char *
+cc_write_conflict(Datum oldv, Datum newv)
+{
+	CcRead		ro,
+				rn;
+	const uint8_t *own = cc_node_id();
+	char	   *text = NULL;
+
+	cc_read_open(oldv, &ro);
+	cc_read_open(newv, &rn);
+	if (!ro.v.tombstone && !rn.v.tombstone)
+	{
+		size_t		i = cc_id_lower_bound(ro.v.shards, ro.v.n, CC_SHARD_SIZE, own);
+		size_t		j = cc_id_lower_bound(rn.v.shards, rn.v.n, CC_SHARD_SIZE, own);
+		cc_shard	so,
+					sn;
+
+		if (i < ro.v.n && j < rn.v.n)
+		{
+			cc_load(ro.v.shards, i, &so);
+			cc_load(rn.v.shards, j, &sn);
+			if (cc_id_eq(so.id, own) && cc_id_eq(sn.id, own) &&
+				so.clock == sn.clock && so.value != sn.value)
+			{
+				char		id[CC_UUID_TEXT_LEN + 1];
+
+				cc_uuid_format(own, id);
+				id[CC_UUID_TEXT_LEN] = '\0';
+				text = psprintf("%s:" INT64_FORMAT ":" INT64_FORMAT ", the new state %s:" INT64_FORMAT ":" INT64_FORMAT,
+								id, so.clock, so.value, id, sn.clock, sn.value);
+			}
+		}
+	}
+	cc_read_close(&ro);
+	cc_read_close(&rn);
+	return text;
+}
+
+/*
  * What the old state holds that the new one lacks, as text for a message,
  * or NULL when the new state holds it all (merge(old, new) = new).
  */
@@ -472,6 +519,17 @@ counter_crdt_write_guard(PG_FUNCTION_ARGS)
 			if (stripped)
 				lacks = cc_write_lacks(kept, n);
 		}
+		if (lacks == NULL && (lacks = cc_write_conflict(o, n)) != NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_INTEGRITY_CONSTRAINT_VIOLATION),
+					 errmsg("cannot write counter column \"%s\" of table \"%s\": the new state gives this server's shard another value at the same clock",
+							NameStr(att->attname), RelationGetRelationName(rel)),
+					 errdetail("The row holds %s: two states computed from one read of the row, of which one was written already.",
+							   lacks),
+					 errhint("Increment with %s = %s + n; to bring in another server's state, write counter_crdt_merge(%s, state).",
+							 quote_identifier(NameStr(att->attname)),
+							 quote_identifier(NameStr(att->attname)),
+							 quote_identifier(NameStr(att->attname)))));
 		if (lacks != NULL)
 			ereport(ERROR,
 					(errcode(ERRCODE_INTEGRITY_CONSTRAINT_VIOLATION),
