@@ -17,6 +17,7 @@ records, " folded " between the two lists.  A fold record (a retired
 writer's count moved into a live writer's shard, doc/retiring-writers.md)
 reads RETIRED>TARGET:tclock:aclock:avalue:absorbed.
 """
+import numbers
 import re
 import struct
 import uuid
@@ -489,6 +490,58 @@ class CounterState:
             raise ValueError("a tombstone (a deleted counter) has no value; "
                              ".value is None")
         return v
+
+    # -- as a number ------------------------------------------------------
+    #
+    # state + n and state - n are ints (the value plus n): what an ORM's
+    # `page.views += 1` makes of a loaded state, which the adapters then
+    # write as an increment of n (views = views + n), never as a state.
+    # <, <=, >, >= compare the value with a number, as c > 5 does in SQL.
+
+    def _number(self, op):
+        v = self.value
+        if v is None:
+            raise TypeError("a tombstone (a deleted counter) has no value to %s" % op)
+        return v
+
+    def __add__(self, n):
+        if type(n) is bool or not isinstance(n, int):
+            return NotImplemented
+        return self._number("add to") + n
+
+    __radd__ = __add__
+
+    def __sub__(self, n):
+        if type(n) is bool or not isinstance(n, int):
+            return NotImplemented
+        return self._number("subtract from") - n
+
+    def __rsub__(self, n):
+        if type(n) is bool or not isinstance(n, int):
+            return NotImplemented
+        return n - self._number("subtract from")
+
+    def _compare(self, other):
+        if isinstance(other, CounterState) or type(other) is bool or not isinstance(
+                other, numbers.Real):
+            return NotImplemented
+        return self._number("compare")
+
+    def __lt__(self, other):
+        v = self._compare(other)
+        return v if v is NotImplemented else v < other
+
+    def __le__(self, other):
+        v = self._compare(other)
+        return v if v is NotImplemented else v <= other
+
+    def __gt__(self, other):
+        v = self._compare(other)
+        return v if v is NotImplemented else v > other
+
+    def __ge__(self, other):
+        v = self._compare(other)
+        return v if v is NotImplemented else v >= other
 
     # -- combining ---------------------------------------------------------
 
