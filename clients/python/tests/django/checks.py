@@ -84,6 +84,15 @@ is_(connection.vendor, "postgresql", "the project runs on PostgreSQL (%s, driver
 want_driver = os.environ.get("CHECK_DRIVER")
 if want_driver:
     is_(connection.Database.__name__, want_driver, "the driver is " + want_driver)
+want_django = os.environ.get("CHECK_DJANGO")
+if want_django:
+    is_(".".join(django.get_version().split(".")[:2]), want_django, "Django is " + want_django)
+want_prefix = os.environ.get("CHECK_PREFIX")
+if want_prefix:
+    import counter_crdt.django
+    where = os.path.realpath(counter_crdt.django.__file__)
+    ok(where.startswith(os.path.realpath(want_prefix) + os.sep),
+       "counter_crdt.django is the wheel's, installed in %s" % want_prefix, where)
 Counted.objects.all().delete()
 
 # -- create -------------------------------------------------------------------
