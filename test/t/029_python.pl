@@ -135,6 +135,62 @@ ok(@modules >= 4, "the package's test modules: @modules");
 }
 note(sprintf('package built and tested after %.1fs', time() - $t0));
 
+# 3. The page's recipes: the packages of its apt line installed; its
+# install commands run in a directory with clients/python, by Debian's
+# python3 (their venv then runs the programs); the programs on a fresh
+# database app of a under the page's writer id.
+{
+	my $apt = recipe('python/apt');
+	my ($pkgs) = $apt =~ /^sudo apt install ((?:python3-[a-z0-9]+ ?)+)$/m;
+	ok(defined $pkgs, 'doc/python.md, apt: one apt install line of python3- packages') or diag($apt);
+	foreach my $p (split ' ', $pkgs // '')
+	{
+		my ($rc, $out) = run_cmd({}, '', 'dpkg-query', '-W', '-f=${Status}', $p);
+		is($out, 'install ok installed', "doc/python.md, apt: $p is installed");
+	}
+	my $user = "$tmp/user";
+	File::Path::make_path("$user/clients");
+	system('cp', '-a', "$FindBin::RealBin/../../clients/python", "$user/clients/python") == 0
+	  or die 'cannot copy clients/python';
+	my %pip = (PIP_NO_INDEX => 1, PIP_DISABLE_PIP_VERSION_CHECK => 1, PIP_NO_CACHE_DIR => 1,
+		PIP_NO_INPUT => 1, PATH => "/usr/bin:$ENV{PATH}");
+	my ($rc, $out, $err) = run_cmd(\%pip, '', 'sh', '-ec', "cd '$user'\n" . recipe('python/install'));
+	is($rc, 0, 'doc/python.md, install: the commands run') or diag("$out$err");
+	($rc, $out, $err) = run_cmd({}, '', 'sh', '-ec', "cd '$user'\n" . recipe('python/version'));
+	is($out, recipe('python/version.out'), 'doc/python.md, install: the venv imports the package')
+	  or diag($err);
+
+	$a->safe_psql('postgres', "CREATE DATABASE app;\nLOAD 'counter_crdt';\n"
+		  . "ALTER DATABASE app SET counter_crdt.node_id = '$doc_id';");
+	$a->safe_psql('app', recipe('python/table'));
+	my %env = (PGHOST => $a->host, PGPORT => $a->port);
+	foreach my $name (qw(state psycopg psycopg2 asyncpg sqlalchemy sqlalchemy2 trap))
+	{
+	  SKIP:
+		{
+			skip "python/$name: SQLAlchemy 2.0's style, not $sa_version", 2
+			  if $name eq 'sqlalchemy2' && !$sa2;
+			my $file = "$user/recipe_$name.py";    # not psycopg.py: the module of that name
+			open(my $fh, '>', $file) or die "cannot write $file: $!";
+			print $fh recipe("python/$name");
+			close($fh);
+			my ($rc, $out, $err) = run_cmd(\%env, '', "$user/venv/bin/python", '-B', $file);
+			is($rc, 0, "doc/python.md, $name: runs") or diag($err);
+			is($out, recipe("python/$name.out"), "doc/python.md, $name: prints what the page shows");
+		}
+	}
+	is($a->safe_psql('app', q{SELECT count(*) FROM pg_trigger WHERE tgname = 'counter_crdt_write_guard'
+		AND tgrelid IN ('pages'::regclass, 'articles'::regclass, to_regclass('posts'))}), $sa2 ? 3 : 2,
+		'doc/python.md: the tables of the page are guarded, by hand and by create_all()');
+	is($a->safe_psql('app', q{SELECT string_agg(indexrelid::regclass || ' ' || pg_get_indexdef(indexrelid), '; ' ORDER BY 1)
+		FROM pg_index WHERE indrelid = 'articles'::regclass AND NOT indisprimary}),
+		'articles_views_value CREATE INDEX articles_views_value ON public.articles USING btree (((views)::bigint))',
+		'doc/python.md, sqlalchemy: the value index');
+}
+note(sprintf('the page after %.1fs', time() - $t0));
+
+my $pair = 0;    # the workers of 5 connect to database pair, those of 4 to workers
+
 # 4., 5. Workers: [node, mode, table, key] each, started at once; returns
 # [committed, refused] per worker (dies when one fails).
 sub run_workers
@@ -145,7 +201,7 @@ sub run_workers
 	{
 		my ($node, $mode, $table, $key) = @$s;
 		my ($in, $out, $err) = ('', '', '');
-		local %ENV = (%ENV, %{ pgenv($node, 'app') });
+		local %ENV = (%ENV, %{ pgenv($node, $node == $a && !$pair ? 'workers' : 'pair') });
 		my $h = IPC::Run::start([ $python, '-B', "$FindBin::RealBin/python_worker.py", $mode, $table, $key, $N ],
 			'<', \$in, '>', \$out, '2>', \$err, IPC::Run::timeout($PostgreSQL::Test::Utils::timeout_default));
 		push @runs, { h => $h, in => \$in, out => \$out, err => \$err, what => "$mode on " . $node->name };
@@ -185,8 +241,8 @@ sub totals
 # processes per driver and the ORM; the trap by hand beside increments on a
 # guarded and on an unguarded table; two sessions writing back the state
 # read plus one.
-$a->safe_psql('postgres', 'CREATE DATABASE app');
-$a->safe_psql('app', "CREATE EXTENSION counter_crdt;\n$table_sql
+$a->safe_psql('postgres', 'CREATE DATABASE workers');
+$a->safe_psql('workers', "CREATE EXTENSION counter_crdt;\n$table_sql
 CREATE TABLE unguarded (LIKE pages INCLUDING ALL);
 INSERT INTO unguarded (id) VALUES (1);
 SELECT counter_crdt_guard_writes('pages');");
@@ -210,20 +266,20 @@ SELECT counter_crdt_guard_writes('pages');");
 	foreach my $mode (@modes)
 	{
 		$key++;
-		is($a->safe_psql('app', "SELECT views::bigint FROM pages WHERE id = $key"), 2 * $N,
+		is($a->safe_psql('workers', "SELECT views::bigint FROM pages WHERE id = $key"), 2 * $N,
 			"$mode: two processes, $N increments each at once, count exactly " . 2 * $N);
 	}
 	my ($committed, $refused) = totals($r[-5]);
 	cmp_ok($refused, '>', 0,
 		"the trap by hand, guarded: $refused of $N write-backs of a state read refused with IntegrityError");
-	is($a->safe_psql('app', "SELECT views::bigint FROM pages WHERE id = $trap"), $N,
+	is($a->safe_psql('workers', "SELECT views::bigint FROM pages WHERE id = $trap"), $N,
 		"the trap by hand, guarded: the $committed write-backs that passed undid none of the $N increments");
 	($committed, $refused) = totals($r[-3]);
-	my $count = $a->safe_psql('app', 'SELECT views::bigint FROM unguarded WHERE id = 1');
+	my $count = $a->safe_psql('workers', 'SELECT views::bigint FROM unguarded WHERE id = 1');
 	ok($refused == 0 && $count < $N,
 		"the trap by hand, unguarded: $committed write-backs, the $N increments count $count");
 	($committed, $refused) = totals(@r[ -2, -1 ]);
-	$count = $a->safe_psql('app', "SELECT views::bigint FROM pages WHERE id = $plus");
+	$count = $a->safe_psql('workers', "SELECT views::bigint FROM pages WHERE id = $plus");
 	is($committed + $refused, 2 * $N, 'the state read plus one, guarded: every write committed or refused');
   TODO:
 	{
@@ -239,8 +295,8 @@ SELECT counter_crdt_guard_writes('pages');");
 my $t = time();
 foreach my $node ($a, $b)
 {
-	$node->safe_psql('postgres', 'CREATE DATABASE app') if $node == $b;
-	$node->safe_psql('app', q{
+	$node->safe_psql('postgres', 'CREATE DATABASE pair');
+	$node->safe_psql('pair', q{
 CREATE EXTENSION IF NOT EXISTS counter_crdt;
 DROP TABLE IF EXISTS pages;
 CREATE TABLE pages (id int PRIMARY KEY, views counter_crdt NOT NULL DEFAULT '{}');
@@ -251,19 +307,20 @@ CREATE PUBLICATION pages_pub FOR TABLE pages WITH (publish = 'insert, update, de
 foreach my $pair ([ $a, $b ], [ $b, $a ])
 {
 	my ($sub, $pub) = @$pair;
-	$sub->safe_psql('app', 'CREATE SUBSCRIPTION pages_' . $sub->name . '_from_' . $pub->name
-		  . " CONNECTION '" . $pub->connstr . " dbname=app' PUBLICATION pages_pub WITH (copy_data = false)");
+	$sub->safe_psql('pair', 'CREATE SUBSCRIPTION pages_' . $sub->name . '_from_' . $pub->name
+		  . " CONNECTION '" . $pub->connstr . " dbname=pair' PUBLICATION pages_pub WITH (copy_data = false)");
 }
 foreach my $node ($a, $b)
 {
-	$node->poll_query_until('app', 'SELECT count(*) = 1 FROM pg_stat_subscription WHERE pid IS NOT NULL')
+	$node->poll_query_until('pair', 'SELECT count(*) = 1 FROM pg_stat_subscription WHERE pid IS NOT NULL')
 	  or die 'no apply worker on ' . $node->name;
-	$node->poll_query_until('app', 'SELECT count(*) = 1 FROM pg_replication_slots WHERE active')
+	$node->poll_query_until('pair', 'SELECT count(*) = 1 FROM pg_replication_slots WHERE active')
 	  or die 'no walsender on ' . $node->name;
 }
-$a->safe_psql('app', q{INSERT INTO pages (id) SELECT generate_series(1, 10)});
-$b->poll_query_until('app', 'SELECT count(*) = 10 FROM pages') or die 'the rows did not reach b';
-my @pair_modes = (@modes, 'orm-asyncpg');
+$a->safe_psql('pair', q{INSERT INTO pages (id) SELECT generate_series(1, 10)});
+$b->poll_query_until('pair', 'SELECT count(*) = 10 FROM pages') or die 'the rows did not reach b';
+$pair = 1;
+my @pair_modes = @modes;
 my @specs;
 my $key = 0;
 foreach my $mode (@pair_modes)
@@ -274,14 +331,14 @@ foreach my $mode (@pair_modes)
 my $trap = $key + 1;
 push @specs, [ $a, 'psycopg', 'pages', $trap ], [ $b, 'writeback', 'pages', $trap ];
 my @r = run_workers(@specs);
-my $mesh = CounterCrdtMesh->new(nodes => [ $a, $b ], db => 'app',
+my $mesh = CounterCrdtMesh->new(nodes => [ $a, $b ], db => 'pair',
 	table => { table => 'pages', key => 'id', counter => 'views' });
 ok($mesh->wait_converged('the pair'), 'the pair: converged');
 my ($committed, $refused) = totals($r[-1]);
 my $want = join("\n", (map { "$_|" . 2 * $N } 1 .. @pair_modes), "$trap|$N");
 foreach my $node ($a, $b)
 {
-	is($node->safe_psql('app', "SELECT id, views::bigint FROM pages WHERE id <= $trap ORDER BY id"),
+	is($node->safe_psql('pair', "SELECT id, views::bigint FROM pages WHERE id <= $trap ORDER BY id"),
 		$want, sprintf('the pair, on %s: %s (one process on each server) count exactly %d each; '
 			  . 'the %d increments on a, with the trap by hand on b, count %d',
 			$node->name, join(', ', @pair_modes), 2 * $N, $N, $N));
