@@ -12,7 +12,8 @@
 #    migrate pages zero drops the guard, the table and the extension, migrate
 #    makes them again.
 # 2. The checks of clients/python/tests/django/checks.py (app "hits"), once
-#    per driver: every "ok"/"not ok" line a check here.
+#    per driver, and for psycopg 3 once more with server-side binding: every
+#    "ok"/"not ok" line a check here.
 # 3. 2 processes x 1,000 `hit.views += 1; hit.save()` (increment.py) at
 #    once, on one server: exactly 2,000; and on a pair of servers that
 #    replicate to each other (counter_crdt_enable_replica_merge, by the app's
@@ -160,6 +161,8 @@ INSTALLED_APPS += ["hits"]
 import os
 if os.environ.get("CHECK_HOST"):
     DATABASES["default"].update(HOST=os.environ["CHECK_HOST"], PORT=os.environ["CHECK_PORT"])
+if os.environ.get("CHECK_SERVER_SIDE_BINDING"):
+    DATABASES["default"]["OPTIONS"] = {"server_side_binding": True}
 });
 ($rc, $out, $err) = run_in($project, {}, 'python', 'manage.py', 'migrate', 'hits');
 is($rc, 0, 'migrate hits on a') or diag("$out$err");
@@ -192,11 +195,14 @@ sub run_checks
 	return;
 }
 
-foreach my $driver (@drivers)
+# psycopg 3 also with server-side binding (Django 4.2's OPTIONS
+# {"server_side_binding": True}): parameters sent typed, not quoted in.
+foreach my $run (@drivers, ($want_django eq '3.2' ? () : ('psycopg, server-side binding')))
 {
-	run_checks("checks.py, $driver",
+	my ($driver, $ssb) = $run =~ /^(\w+)(, server-side binding)?$/;
+	run_checks("checks.py, $run",
 		{ %{ $driver_env{$driver} }, CHECK_DRIVER => $driver, CHECK_DJANGO => $want_django,
-			CHECK_PREFIX => $pkg->{venv}, CHECK_TMP => $tmp },
+			CHECK_PREFIX => $pkg->{venv}, CHECK_TMP => $tmp, ($ssb ? (CHECK_SERVER_SIDE_BINDING => 1) : ()) },
 		'python', "$tests/checks.py");
 }
 

@@ -84,6 +84,10 @@ is_(connection.vendor, "postgresql", "the project runs on PostgreSQL (%s, driver
 want_driver = os.environ.get("CHECK_DRIVER")
 if want_driver:
     is_(connection.Database.__name__, want_driver, "the driver is " + want_driver)
+if os.environ.get("CHECK_SERVER_SIDE_BINDING"):
+    with connection.cursor() as cur:
+        ok(not isinstance(cur.cursor, connection.Database.ClientCursor),
+           "server-side binding: the cursor sends parameters apart", type(cur.cursor))
 want_django = os.environ.get("CHECK_DJANGO")
 if want_django:
     is_(".".join(django.get_version().split(".")[:2]), want_django, "Django is " + want_django)
