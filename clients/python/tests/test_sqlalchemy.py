@@ -198,5 +198,50 @@ class ORM(unittest.TestCase):
         self.assertEqual(self.raw_value(1), 6)
 
 
+class AsyncORM(unittest.TestCase):
+    """An AsyncSession on asyncpg: the same increments, nothing lost."""
+
+    def test_increment(self):
+        from sqlalchemy.ext.asyncio import AsyncSession, create_async_engine
+        sync = make_engine()
+        create_extension(Base.metadata)
+        Base.metadata.create_all(sync)
+        sql = []
+
+        async def run():
+            engine = create_async_engine("postgresql+asyncpg://", connect_args=_server.asyncpg_args())
+            event.listen(engine.sync_engine, "before_cursor_execute",
+                         lambda conn, cur, stmt, params, ctx, many: sql.append(stmt))
+            try:
+                async with AsyncSession(engine) as s:
+                    await s.execute(sa.delete(Page).where(Page.id == 7))
+                    s.add(Page(id=7, title="async", views=2))
+                    await s.commit()
+                    p = await s.get(Page, 7)
+                    self.assertEqual(p.views.value, 2)
+                    p.views += 3
+                    async with engine.begin() as c:     # meanwhile another writer
+                        await c.execute(update(Page).where(Page.id == 7).values(views=Page.views + 10))
+                    await s.commit()
+                    await s.refresh(p)
+                    v = p.views
+                    p.title = "renamed"                 # the counter is not written
+                    await s.commit()
+                    return v, await s.scalar(select(value(Page.views)).where(Page.id == 7))
+            finally:
+                await engine.dispose()
+        import asyncio
+        try:
+            v, now = asyncio.run(run())
+        finally:
+            sync.dispose()
+        self.assertIsInstance(v, CounterState)
+        self.assertEqual((v.value, now), (15, 15))
+        ups = [q for q in sql if q.lstrip().startswith("UPDATE")]
+        self.assertEqual(len(ups), 3)
+        self.assertRegex(ups[1], r"SET views=\(sa_pages\.views \+ CAST\(")
+        self.assertNotIn("views", ups[2].split("WHERE")[0])
+
+
 if __name__ == "__main__":
     unittest.main()
