@@ -54,7 +54,7 @@ foreach my $module (qw(psycopg psycopg2 asyncpg sqlalchemy))
 {
 	ok(system($system_python, '-c', "import $module") == 0,
 		"$module imports in $system_python (installed by setup)")
-	  or BAIL_OUT("$module is missing: scripts/setup.sh and scripts/pgchroot.sh install python3-$module");
+	  or die "$module is missing: scripts/setup.sh and scripts/pgchroot.sh install python3-$module";
 }
 my $pkg = python_package("$tmp/pkg");
 my $python = $pkg->{python};
