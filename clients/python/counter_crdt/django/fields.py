@@ -383,7 +383,9 @@ def _counter_fields(model):
 
 
 def _before_save(sender, instance, raw, **kwargs):
-    """A raw save (loaddata) writes each counter as a restore."""
+    """Each save starts with nothing pending (a save that failed left its
+    values); a raw save (loaddata) writes each counter as a restore."""
+    instance.__dict__.pop(_PENDING, None)
     if not raw:
         return
     replaced = {}

@@ -190,6 +190,17 @@ is_(value_of(zero.pk), 1274, "a pickled instance (a cache) still writes an incre
 e = raises(lambda: (setattr(p, "views", None), p.save()), ValueError)
 ok(e is not None and "tombstone" in str(e), "None over a live counter is refused (ValueError)", e)
 p.refresh_from_db()
+Counted.objects.filter(pk=zero.pk).update(likes=F("likes") + 1)
+p.refresh_from_db()
+p.views += 2
+p.likes = None
+e = raises(p.save, ValueError)                # refused at likes, after views
+p.refresh_from_db(fields=["likes"])
+p.save(update_fields=["name"])                # writes no counter
+p.save()                                      # writes the 2
+is_((e is not None, value_of(zero.pk)), (True, 1276),
+    "a save refused half-way leaves nothing behind: the next save writes the +2")
+p.refresh_from_db()
 
 # a state assigned is merged
 foreign = "00000000-0000-0000-0000-00000000000a"
@@ -197,7 +208,7 @@ before = CounterState(state_of(zero.pk))
 p.views = CounterState("{%s:4:40}" % foreign)
 p.save()
 after = CounterState(state_of(zero.pk))
-ok(after == before.merge(CounterState("{%s:4:40}" % foreign)) and after.value == 1314,
+ok(after == before.merge(CounterState("{%s:4:40}" % foreign)) and after.value == 1316,
    "a CounterState assigned is merged: counter_crdt_merge(views, state)", after)
 stale = CounterState("{%s:2:20}" % foreign)
 p.views = stale
@@ -209,10 +220,10 @@ p.refresh_from_db()
 e = raises(lambda: Counted.objects.filter(pk=zero.pk).update(views=5), ValueError)
 ok(e is not None and 'F(' in str(e), ".update(views=5) is refused: it would set the counter (ValueError)", e)
 e = raises(lambda: Counted.objects.bulk_update([p], ["views"]), ValueError)
-ok(e is not None and 'F(' in str(e) and value_of(zero.pk) == 1314,
+ok(e is not None and 'F(' in str(e) and value_of(zero.pk) == 1316,
    "bulk_update() of a counter is refused (ValueError)", e)
 Counted.objects.filter(pk=zero.pk).update(views=CounterState("{%s:5:41}" % foreign))
-is_(value_of(zero.pk), 1315, ".update(views=CounterState(...)) merges the state")
+is_(value_of(zero.pk), 1317, ".update(views=CounterState(...)) merges the state")
 made = Counted.objects.bulk_create([Counted(name="b0", views=0), Counted(name="b7", views=7)])
 is_([state_of(c.pk) for c in made], ["{}", "{%s:1:7}" % node], "bulk_create() inserts '{}' and NULL + 7")
 made[1].views += 1
