@@ -24,8 +24,10 @@ MODE:
                then written back (UPDATE ... SET views = %s); it adds
                nothing, and undoes every increment made in between unless
                the write guard refuses it
-  plus         the state read, then written back plus one
-               (UPDATE ... SET views = %s::counter_crdt + 1)
+  plus1, plus2 the state read, then written back plus one (two)
+               (UPDATE ... SET views = %s::counter_crdt + 1): two such
+               processes with different steps make two states from one
+               read, which the write guard refuses
 """
 import asyncio
 import signal
@@ -84,7 +86,7 @@ def run_asyncpg(table, key, n):
     done(n, 0)
 
 
-def run_writeback(table, key, n, plus=False):
+def run_writeback(table, key, n, plus=0):
     import psycopg
     from counter_crdt.psycopg import register
     ok = refused = 0
@@ -92,7 +94,7 @@ def run_writeback(table, key, n, plus=False):
         register(conn)
         read = "SELECT views FROM %s WHERE id = %%s" % table
         write = "UPDATE %s SET views = %%s%s WHERE id = %%s" % (
-            table, "::counter_crdt + 1" if plus else "")
+            table, "::counter_crdt + %d" % plus if plus else "")
         ready()
         for _ in range(n):
             (state,) = conn.execute(read, [key]).fetchone()
@@ -182,7 +184,8 @@ def main(argv):
     else:
         {"psycopg": run_psycopg, "psycopg2": run_psycopg2, "asyncpg": run_asyncpg,
          "writeback": run_writeback,
-         "plus": lambda *a: run_writeback(*a, plus=True)}[mode](table, key, n)
+         "plus1": lambda *a: run_writeback(*a, plus=1),
+         "plus2": lambda *a: run_writeback(*a, plus=2)}[mode](table, key, n)
 
 
 if __name__ == "__main__":
