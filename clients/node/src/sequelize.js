@@ -93,7 +93,6 @@ function beforeSave (instance, options) {
   for (const key of keys) {
     if (!fields.includes(key)) continue
     const cur = instance.dataValues[key]
-    if (!isNew && !instance.changed(key)) continue
     if (isNew && cur instanceof S().Utils.SequelizeMethod) continue
     written[key] = cur
     instance.dataValues[key] = writeExpr(model, key, cur, instance._previousDataValues[key], isNew)
