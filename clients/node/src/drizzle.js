@@ -71,6 +71,6 @@ module.exports = {
   },
   /** The server's write guard on a table (a drizzle table or its name; counter_crdt 1.11). */
   guardWrites (db, table) {
-    return db.execute(d().sql`SELECT counter_crdt_guard_writes(${tableName(table)}::regclass)`)
+    return db.execute(d().sql`SELECT counter_crdt_guard_writes(${sqlText.quoteTable(tableName(table))}::regclass)`)
   }
 }

@@ -36,7 +36,7 @@ module.exports = {
   },
   /** The server's write guard on a table (counter_crdt 1.11). */
   guardWrites (knex, table) {
-    return knex.raw('SELECT counter_crdt_guard_writes(?::regclass)', [table])
+    return knex.raw('SELECT counter_crdt_guard_writes(?::regclass)', [sql.quoteTable(table)])
   },
   /** pool: { afterCreate }: each connection reads counters as CounterState. */
   afterCreate (conn, done) {

@@ -47,6 +47,6 @@ module.exports = {
   },
   /** The server's write guard on a table (counter_crdt 1.11). */
   guardWrites (db, table) {
-    return k()`SELECT counter_crdt_guard_writes(${table}::regclass)`.execute(db)
+    return k()`SELECT counter_crdt_guard_writes(${sqlText.quoteTable(table)}::regclass)`.execute(db)
   }
 }

@@ -73,10 +73,6 @@ async function increment (queryable, table, column, where, by = 1) {
   return res.rows.length ? (res.rows[0].value === null ? null : BigInt(res.rows[0].value)) : null
 }
 
-/** A table name: "name" or "schema"."name" (given as 'schema.name' or ['schema', 'name']). */
-function quoteTable (table) {
-  const parts = Array.isArray(table) ? table : String(table).split('.')
-  return parts.map(sql.quoteIdent).join('.')
-}
+const quoteTable = sql.quoteTable
 
 module.exports = { registerType, counterOid, increment, quoteTable }

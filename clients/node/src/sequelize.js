@@ -170,7 +170,7 @@ module.exports = {
   },
   /** In a migration: the server's write guard on a table (counter_crdt 1.11). */
   guardWrites (queryInterface, table) {
-    return queryInterface.sequelize.query('SELECT counter_crdt_guard_writes(:t::regclass)', { replacements: { t: table } })
+    return queryInterface.sequelize.query('SELECT counter_crdt_guard_writes(:t::regclass)', { replacements: { t: sqlText.quoteTable(table) } })
   },
   /** The column of a migration's createTable / addColumn. */
   columnDefinition () {

@@ -13,6 +13,12 @@ function quoteIdent (name) {
   return '"' + name.replace(/"/g, '""') + '"'
 }
 
+/** A table name as regclass reads it: 'name' or 'schema.name' (or ['schema', 'name']), each part quoted. */
+function quoteTable (table) {
+  const parts = Array.isArray(table) ? table : String(table).split('.')
+  return parts.map(quoteIdent).join('.')
+}
+
 /** A whole number as a BigInt within bigint, or a TypeError/RangeError. */
 function delta (n) {
   let v
@@ -63,6 +69,7 @@ module.exports = {
   GUARD_WRITES: 'SELECT counter_crdt_guard_writes($1::regclass)',
   TYPE_OID: "SELECT to_regtype('counter_crdt')::oid AS oid",
   quoteIdent,
+  quoteTable,
   delta,
   deltaLiteral,
   stateLiteral,

@@ -191,6 +191,6 @@ module.exports = {
   },
   /** In a migration: the server's write guard on a table (counter_crdt 1.11). */
   guardWrites (queryRunner, table) {
-    return queryRunner.query(sqlText.GUARD_WRITES, [table])
+    return queryRunner.query(sqlText.GUARD_WRITES, [sqlText.quoteTable(table)])
   }
 }
