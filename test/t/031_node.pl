@@ -110,10 +110,10 @@ foreach my $n ($a, $b)
 		CREATE PUBLICATION pages_pub FOR TABLE pages WITH (publish = 'insert, update, delete');
 	});
 }
-$a->safe_psql('pair', "CREATE SUBSCRIPTION pages_a_from_b CONNECTION '" . $b->connstr('pair')
-	  . "' PUBLICATION pages_pub WITH (copy_data = false)");
-$b->safe_psql('pair', "CREATE SUBSCRIPTION pages_b_from_a CONNECTION '" . $a->connstr('pair')
-	  . "' PUBLICATION pages_pub WITH (copy_data = false)");
+$a->safe_psql('pair', "CREATE SUBSCRIPTION pages_a_from_b CONNECTION 'host=" . $b->host . ' port=' . $b->port
+	  . " dbname=pair' PUBLICATION pages_pub WITH (copy_data = false)");
+$b->safe_psql('pair', "CREATE SUBSCRIPTION pages_b_from_a CONNECTION 'host=" . $a->host . ' port=' . $a->port
+	  . " dbname=pair' PUBLICATION pages_pub WITH (copy_data = false)");
 $a->safe_psql('pair', 'INSERT INTO pages (id) SELECT generate_series(1, 4)');
 ok($b->poll_query_until('pair', 'SELECT count(*) = 4 FROM pages'), 'the pair replicates: b has a\'s rows');
 
@@ -121,11 +121,14 @@ ok($b->poll_query_until('pair', 'SELECT count(*) = 4 FROM pages'), 'the pair rep
 mkdir "$app/test" or die;
 opendir(my $dh, "$clients/test") or die;
 my @tests;
+my $expected = 0;    # the tests the files declare: test('...', ...) at the start of a line
 foreach my $f (sort readdir $dh)
 {
 	next unless $f =~ /\.js$/;
 	File::Copy::copy("$clients/test/$f", "$app/test/$f") or die;
-	push @tests, "test/$f" if $f =~ /\.test\.js$/;
+	next unless $f =~ /\.test\.js$/;
+	push @tests, "test/$f";
+	$expected += () = slurp_file("$clients/test/$f") =~ /^test\(/mg;
 }
 closedir $dh;
 my $t_tests = time();
@@ -146,8 +149,9 @@ foreach my $line (split /\n/, $tout)
 	elsif ($line =~ /^# fail (\d+)$/) { $fail = $1; }
 	elsif ($line =~ /^\s*# seed/) { note($line); }
 }
-ok($trc == 0 && $n >= 20 && defined $pass && $pass >= 17 && defined $fail && $fail == 0,
-	"counter-crdt: node --test passed its tests ($n lines, pass " . ($pass // '?') . ', fail ' . ($fail // '?') . ')')
+ok($trc == 0 && $n == $expected && defined $pass && $pass == $expected && defined $fail && $fail == 0,
+	"counter-crdt: node --test ran the $expected tests of its files and passed them ($n reported, pass "
+	  . ($pass // '?') . ', fail ' . ($fail // '?') . ')')
   or diag("exit status $trc\n$tout\n$terr");
 foreach my $n ($a, $b)
 {
