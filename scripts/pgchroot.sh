@@ -348,7 +348,7 @@ _pgr_packages() {	# VER -> the package list, one line, sorted
 	p+=(python3-django python3-sqlalchemy python3-psycopg2 python3-asyncpg
 		python3-build python3-venv python3-pip python3-setuptools python3-wheel)
 	p+=(nodejs npm ruby ruby-activerecord ruby-pg golang-go
-		golang-github-jackc-pgx-v4-dev)
+		golang-github-jackc-pgx-v4-dev ca-certificates)
 	if [ "$(pgchroot_suite "$v")" != trixie ]; then
 		p+=(golang-github-jackc-pgx-v5-dev)
 	fi
@@ -644,6 +644,24 @@ _pgr_install() {
 	} >"$DIR/etc/counter-crdt-chroot.stamp"
 }
 
+# The certificate authorities this machine adds to Debian's (its
+# /usr/local/share/ca-certificates: a TLS-inspecting egress trusts its own),
+# trusted in the chroot too, and npm told to use the system's bundle, as
+# this machine's /etc/npmrc does: test/t/031's npm reaches the registry from
+# the chroot as from here.  Run on every ensure, so that a chroot made
+# elsewhere follows this machine.
+_pgr_trust_host_cas() {
+	local d=/usr/local/share/ca-certificates
+	[ -x "$DIR/usr/sbin/update-ca-certificates" ] || return 0
+	mkdir -p "$DIR$d"
+	if ! diff -rq "$d" "$DIR$d" >/dev/null 2>&1; then
+		rm -rf "${DIR:?}$d"/*
+		if [ -d "$d" ]; then cp -a "$d/." "$DIR$d/"; fi
+		_pgr_in_logged update-ca-certificates --fresh
+	fi
+	echo "cafile=/etc/ssl/certs/ca-certificates.crt" >"$DIR/etc/npmrc"
+}
+
 _pgr_ensure() {
 	local t0 how stamp need
 	t0=$(_pgr_now)
@@ -675,6 +693,7 @@ _pgr_ensure() {
 		_pgr_release "ensure-$$"
 		trap - EXIT
 	fi
+	_pgr_trust_host_cas
 	_pgr_unlock
 	_pgr_msg "PostgreSQL $VER chroot ($SUITE) $how in $(_pgr_since "$t0") s: $DIR, $(du -sh -x "$DIR" 2>/dev/null | cut -f1)"
 }
