@@ -12,7 +12,7 @@
 
 EXTENSION = counter_crdt
 MODULE_big = counter_crdt
-EXTVERSION = 1.10
+EXTVERSION = 1.11
 
 # The core (src/core/): plain C, no PostgreSQL header (src/core/README.md).
 CORE_SRCS = src/core/cc_base.c src/core/cc_stored.c src/core/cc_wire.c \
@@ -41,7 +41,7 @@ PG_CPPFLAGS = -I$(srcdir)/src
 
 DATA = $(wildcard counter_crdt--*.sql)
 
-REGRESS = type_io text_errors binary_io increment merge value aggregate \
+REGRESS = type_io text_errors binary_io increment merge value aggregate write_guard \
 	parallel equality shards_digest writer_ids node_id seeds replica_merge \
 	upgrade owned_objects privileges health ordering replica_hazards digest_agg \
 	difference exactly_once json layout writers replica_glue latin1 fold \

@@ -36,6 +36,7 @@ INSERT INTO reviewed VALUES
   ('counter_crdt_from_jsonb(jsonb)', 'i', true, 's', 'its arguments only'),
   ('counter_crdt_ge(counter_crdt,counter_crdt)', 'i', true, 's', 'its arguments only'),
   ('counter_crdt_gt(counter_crdt,counter_crdt)', 'i', true, 's', 'its arguments only'),
+  ('counter_crdt_guard_writes(regclass)', 'v', false, 'u', 'writes tables, or a trigger'),
   ('counter_crdt_hash(counter_crdt)', 'i', true, 's', 'its arguments only'),
   ('counter_crdt_hash_extended(counter_crdt,bigint)', 'i', true, 's', 'its arguments only'),
   ('counter_crdt_health()', 's', false, 'r', 'catalogs and tables'),
@@ -74,6 +75,7 @@ INSERT INTO reviewed VALUES
   ('counter_crdt_to_jsonb(counter_crdt)', 'i', true, 's', 'its arguments only'),
   ('counter_crdt_value(counter_crdt)', 'i', true, 's', 'its arguments only'),
   ('counter_crdt_value_compare_support(internal)', 'i', true, 's', 'a planner request (and the catalogs, at plan time, as PostgreSQL''s own support functions)'),
+  ('counter_crdt_write_guard()', 'v', false, 'u', 'writes tables, or a trigger'),
   ('counter_crdt_writer_report(regclass)', 's', false, 'u', 'tables, as their owners'),
   ('counter_crdt_writers(counter_crdt)', 'i', true, 's', 'its arguments only'),
   -- A counter is a number (issue 29): comparisons, casts, aggregates of values

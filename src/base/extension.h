@@ -10,6 +10,9 @@
 #include "postgres.h"
 
 #include "access/tableam.h"
+#include "commands/trigger.h"
+#include "storage/proc.h"
+#include "utils/fmgrprotos.h"
 
 extern bool cc_extension_member(Oid ext, Oid classid, Oid objid);
 extern bool cc_extension_owns_function(Oid fn);
@@ -33,6 +36,27 @@ cc_table_beginscan(Relation rel, Snapshot snap)
 #else
 	return table_beginscan(rel, snap, 0, NULL);
 #endif
+}
+
+/* This backend's local transaction id, on every version (17 moved it). */
+static inline LocalTransactionId
+cc_current_lxid(void)
+{
+#if PG_VERSION_NUM >= 170000
+	return MyProc->vxid.lxid;
+#else
+	return MyProc->lxid;
+#endif
+}
+
+/* The depth of the trigger now running: 1 for a statement's own triggers. */
+static inline int
+cc_trigger_depth(void)
+{
+	LOCAL_FCINFO(fcinfo, 0);
+
+	InitFunctionCallInfoData(*fcinfo, NULL, 0, InvalidOid, NULL, NULL);
+	return DatumGetInt32(pg_trigger_depth(fcinfo));
 }
 
 #endif							/* CC_EXTENSION_H */

@@ -510,3 +510,93 @@ counter_crdt_enable_replica_merge(PG_FUNCTION_ARGS)
 	SPI_finish();
 	PG_RETURN_VOID();
 }
+
+/*
+ * counter_crdt_guard_writes(tbl): the write guard on tbl, a table or a
+ * partitioned table (whose partitions, present and future, get its clone):
+ * the trigger counter_crdt_write_guard, BEFORE UPDATE FOR EACH ROW, firing
+ * for local statements.  Creates it when tbl has none, enables one that does
+ * not fire locally (its owner only); changes nothing on a table set up
+ * already.  A table without a counter column is refused (42809).
+ */
+PG_FUNCTION_INFO_V1(counter_crdt_guard_writes);
+Datum
+counter_crdt_guard_writes(PG_FUNCTION_ARGS)
+{
+	Oid			relid;
+	Oid			nsp;
+	Oid			counter_type;
+	Oid			guard_fn;
+	Relation	rel;
+	TupleDesc	desc;
+	AclResult	acl;
+	bool		has_counter = false;
+	const Trigger *found = NULL;
+	char	   *relname;
+	char	   *sql = NULL;
+
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("the table to guard must not be NULL")));
+	relid = PG_GETARG_OID(0);
+	nsp = get_func_namespace(fcinfo->flinfo->fn_oid);
+	counter_type = cc_counter_type(nsp);
+	guard_fn = cc_trigger_function(nsp, "counter_crdt_write_guard", false);
+
+	acl = pg_class_aclcheck(relid, GetUserId(), ACL_TRIGGER);
+	if (acl != ACLCHECK_OK)
+		aclcheck_error(acl, OBJECT_TABLE, get_rel_name(relid));
+	rel = table_open(relid, ShareRowExclusiveLock);
+	if (rel->rd_rel->relkind != RELKIND_RELATION &&
+		rel->rd_rel->relkind != RELKIND_PARTITIONED_TABLE)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a table", RelationGetRelationName(rel))));
+	desc = RelationGetDescr(rel);
+	for (int i = 0; i < desc->natts && !has_counter; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		has_counter = !att->attisdropped && cc_is_counter_type(att->atttypid, counter_type);
+	}
+	if (!has_counter)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("table \"%s\" has no counter_crdt column", RelationGetRelationName(rel)),
+				 errdetail("The write guard checks the states written into counter columns.")));
+	for (int i = 0; rel->trigdesc != NULL && i < rel->trigdesc->numtriggers; i++)
+	{
+		const Trigger *t = &rel->trigdesc->triggers[i];
+
+		if (t->tgfoid == guard_fn && TRIGGER_FOR_BEFORE(t->tgtype) &&
+			TRIGGER_FOR_ROW(t->tgtype) && TRIGGER_FOR_UPDATE(t->tgtype) &&
+			t->tgnattr == 0 && t->tgqual == NULL &&
+			(found == NULL || !cc_fires_locally(found)))
+			found = t;
+	}
+	relname = quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
+										 RelationGetRelationName(rel));
+	if (found == NULL)
+		sql = psprintf("CREATE TRIGGER counter_crdt_write_guard BEFORE UPDATE ON %s"
+					   " FOR EACH ROW EXECUTE FUNCTION %s()", relname,
+					   quote_qualified_identifier(get_namespace_name(nsp),
+												  "counter_crdt_write_guard"));
+	else if (!cc_fires_locally(found))
+	{
+		ereport(NOTICE,
+				(errmsg("trigger \"%s\" of table %s did not fire for local updates; enabling it",
+						found->tgname, relname)));
+		sql = psprintf("ALTER TABLE %s ENABLE TRIGGER %s", relname,
+					   quote_identifier(found->tgname));
+	}
+	table_close(rel, NoLock);
+	if (sql != NULL)
+	{
+		if (SPI_connect() != SPI_OK_CONNECT)
+			elog(ERROR, "SPI_connect failed");
+		cc_run(sql);
+		SPI_finish();
+	}
+	PG_RETURN_VOID();
+}

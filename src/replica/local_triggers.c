@@ -1,8 +1,9 @@
 /*
  * local_triggers.c
  *	  The triggers of local statements on a table whose counters are merged
- *	  across servers: counter_crdt_delete_as_tombstone() and
- *	  counter_crdt_local_guard().
+ *	  across servers, counter_crdt_delete_as_tombstone() and
+ *	  counter_crdt_local_guard(), and of any table with counters,
+ *	  counter_crdt_write_guard().
  *
  * A replicated DELETE stays a delete.  A DELETE made locally, though, could
  * not win a race with increments made elsewhere: a server that has not seen
@@ -11,6 +12,10 @@
  * counter_crdt_delete_as_tombstone() turns a local DELETE of a row into
  * tombstones in its counters: the row stays, reads as NULL, and wins every
  * merge, as a deleted counter does in ScyllaDB.
+ *
+ * counter_crdt_write_guard() refuses a local write of a counter state that
+ * lacks what the row holds (a state read and written back), on any table
+ * that counter_crdt_guard_writes() set up.
  *
  * counter_crdt_local_guard() refuses what a server must not do locally to
  * such a table: change a key (every subscriber's apply would stop on it; on
@@ -22,7 +27,12 @@
  * later BEFORE trigger gave another partition key (see CcRowMove).
  */
 #include "base/datum.h"
+#include "base/extension.h"
+#include "core/cc_algebra.h"
 #include "replica/table_check.h"
+#include "type/value.h"
+#include "writers/retired.h"
+#include "writers/sweep.h"
 
 #include "access/htup_details.h"
 #include "access/xact.h"
@@ -30,6 +40,7 @@
 #include "commands/trigger.h"
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
+#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "storage/proc.h"
 #include "utils/builtins.h"
@@ -77,26 +88,6 @@ typedef struct CcRowMove
 
 static CcRowMove *cc_moves = NULL;	/* indexed by trigger depth */
 static int	cc_moves_len = 0;
-
-static LocalTransactionId
-cc_current_lxid(void)
-{
-#if PG_VERSION_NUM >= 170000
-	return MyProc->vxid.lxid;
-#else
-	return MyProc->lxid;
-#endif
-}
-
-/* The depth of the trigger now running: 1 for a statement's own triggers. */
-static int
-cc_trigger_depth(void)
-{
-	LOCAL_FCINFO(fcinfo, 0);
-
-	InitFunctionCallInfoData(*fcinfo, NULL, 0, InvalidOid, NULL, NULL);
-	return DatumGetInt32(pg_trigger_depth(fcinfo));
-}
 
 /* The key guard passed this row of a partition: note it at its depth. */
 static void
@@ -338,5 +329,160 @@ counter_crdt_local_guard(PG_FUNCTION_ARGS)
 	if (!after && rel->rd_rel->relispartition)
 		cc_note_row_move(rel, td->tg_trigtuple);
 	/* an AFTER trigger's result is ignored */
+	return PointerGetDatum(td->tg_newtuple);
+}
+
+/*
+ * The counter columns of the table a write guard fires for, found once per
+ * statement (fn_extra of the trigger's call).
+ */
+typedef struct CcGuardColumns
+{
+	Oid			relid;
+	int			natts;
+	bool		is_counter[FLEXIBLE_ARRAY_MEMBER];
+} CcGuardColumns;
+
+static CcGuardColumns *
+cc_guard_columns(FunctionCallInfo fcinfo, Relation rel)
+{
+	CcGuardColumns *cols = fcinfo->flinfo->fn_extra;
+	TupleDesc	desc = RelationGetDescr(rel);
+	Oid			counter_type;
+
+	if (cols != NULL && cols->relid == RelationGetRelid(rel) && cols->natts == desc->natts)
+		return cols;
+	counter_type = cc_counter_type(get_func_namespace(fcinfo->flinfo->fn_oid));
+	cols = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt,
+								  offsetof(CcGuardColumns, is_counter) + desc->natts);
+	cols->relid = RelationGetRelid(rel);
+	cols->natts = desc->natts;
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		cols->is_counter[i] = !att->attisdropped &&
+			cc_is_counter_type(att->atttypid, counter_type);
+	}
+	fcinfo->flinfo->fn_extra = cols;
+	return cols;
+}
+
+/*
+ * What the old state holds that the new one lacks, as text for a message,
+ * or NULL when the new state holds it all (merge(old, new) = new).
+ */
+static char *
+cc_write_lacks(Datum oldv, Datum newv)
+{
+	LOCAL_FCINFO(fc, 2);
+	Datum		diff;
+	char	   *text;
+	CcRead		ro,
+				rn;
+	bool		holds;
+
+	/* the common case, live values without records: no copy made */
+	cc_read_open(oldv, &ro);
+	cc_read_open(newv, &rn);
+	holds = !ro.v.tombstone && !rn.v.tombstone && ro.nf == 0 && rn.nf == 0 &&
+		cc_merge_is_noop(rn.v.shards, rn.v.n, ro.v.shards, ro.v.n);
+	cc_read_close(&ro);
+	cc_read_close(&rn);
+	if (holds)
+		return NULL;
+
+	InitFunctionCallInfoData(*fc, NULL, 2, InvalidOid, NULL, NULL);
+	fc->args[0].value = oldv;
+	fc->args[0].isnull = false;
+	fc->args[1].value = newv;
+	fc->args[1].isnull = false;
+	diff = counter_crdt_difference(fc);
+	if (fc->isnull)
+		return NULL;
+	text = DatumGetCString(DirectFunctionCall1(counter_crdt_out, diff));
+	if (strlen(text) > 200)
+		strcpy(text + pg_mbcliplen(text, strlen(text), 196), " ...");
+	return text;
+}
+
+/*
+ * counter_crdt_write_guard(): BEFORE UPDATE FOR EACH ROW, for local
+ * statements (counter_crdt_guard_writes() makes it).  A counter column may
+ * only be written with a state that holds everything the row's state holds
+ * (merge(old, new) = new): an increment, a merge, a tombstone.  A state read
+ * earlier and written back, which would undo the increments made since, and
+ * NULL over a counter, are refused (23000) before the row changes.  The
+ * rows that the fold and forget sweeps rewrite pass (cc_sweep_rewrites()),
+ * and so does a state that lacks only what the writers forgotten on this
+ * server held (counter_crdt_strip(), as the merge trigger strips them).
+ */
+PG_FUNCTION_INFO_V1(counter_crdt_write_guard);
+Datum
+counter_crdt_write_guard(PG_FUNCTION_ARGS)
+{
+	TriggerData *td = (TriggerData *) fcinfo->context;
+	Relation	rel;
+	TupleDesc	desc;
+	CcGuardColumns *cols;
+
+	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_BY_UPDATE(td->tg_event) ||
+		!TRIGGER_FIRED_FOR_ROW(td->tg_event) || !TRIGGER_FIRED_BEFORE(td->tg_event))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("counter_crdt_write_guard() must be a BEFORE UPDATE trigger FOR EACH ROW")));
+	rel = td->tg_relation;
+	desc = RelationGetDescr(rel);
+	if (cc_sweep_rewrites(RelationGetRelid(rel), cc_trigger_depth()))
+		return PointerGetDatum(td->tg_newtuple);
+	cols = cc_guard_columns(fcinfo, rel);
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+		bool		onull,
+					nnull;
+		Datum		o,
+					n;
+		char	   *lacks;
+
+		if (!cols->is_counter[i])
+			continue;
+		o = heap_getattr(td->tg_trigtuple, i + 1, desc, &onull);
+		if (onull)
+			continue;
+		n = heap_getattr(td->tg_newtuple, i + 1, desc, &nnull);
+		if (nnull)
+			ereport(ERROR,
+					(errcode(ERRCODE_INTEGRITY_CONSTRAINT_VIOLATION),
+					 errmsg("cannot set counter column \"%s\" of table \"%s\" to NULL",
+							NameStr(att->attname), RelationGetRelationName(rel)),
+					 errdetail("The counter holds increments, which NULL would drop here and not on the other servers."),
+					 errhint("To delete the counter, write 'tombstone', or DELETE the row.")));
+		if (datum_image_eq(o, n, att->attbyval, att->attlen))
+			continue;
+		lacks = cc_write_lacks(o, n);
+		if (lacks != NULL)
+		{
+			/* the strip of writers forgotten here, as apply strips them */
+			bool		stripped;
+			uint8_t    *ids;
+			int			nids;
+			Datum		kept = cc_retired_strip(o, &stripped, &ids, &nids);
+
+			if (stripped)
+				lacks = cc_write_lacks(kept, n);
+		}
+		if (lacks != NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_INTEGRITY_CONSTRAINT_VIOLATION),
+					 errmsg("cannot write counter column \"%s\" of table \"%s\": the new state lacks increments that the row holds",
+							NameStr(att->attname), RelationGetRelationName(rel)),
+					 errdetail("The row holds %s beyond the new state: a state read earlier and written back undoes the increments made since.",
+							   lacks),
+					 errhint("Increment with %s = %s + n; to bring in another server's state, write counter_crdt_merge(%s, state).",
+							 quote_identifier(NameStr(att->attname)),
+							 quote_identifier(NameStr(att->attname)),
+							 quote_identifier(NameStr(att->attname)))));
+	}
 	return PointerGetDatum(td->tg_newtuple);
 }

@@ -14,4 +14,8 @@ extern bool cc_datum_value(Datum d, int64 *value);
 extern Datum cc_merge_reads(Datum a, const CcRead *ra, Datum b,
 							const CcRead *rb, cc_merge_kind *kind);
 
+/* SQL functions that the local triggers call directly. */
+extern Datum counter_crdt_difference(PG_FUNCTION_ARGS);
+extern Datum counter_crdt_out(PG_FUNCTION_ARGS);
+
 #endif							/* CC_VALUE_H */

@@ -430,6 +430,20 @@ cc_sweep_start(FunctionCallInfo fcinfo, Oid only_table, Oid nspid)
 }
 
 /*
+ * The table whose counters a sweep's UPDATE rewrites while it runs, and
+ * where: the trigger depth, transaction and subtransaction of the sweep
+ * (cc_sweep_rewrites()).  InvalidOid outside that UPDATE, also after an
+ * error in it.
+ */
+static struct
+{
+	Oid			relid;
+	int			depth;
+	LocalTransactionId lxid;
+	SubTransactionId subxact;
+}			cc_rewriting;
+
+/*
  * Runs sql on col's table as its owner (cc_as_owner_begin()), after
  * CHECK_FOR_INTERRUPTS(); false, and nothing run, when the caller may not
  * sweep the table (cc_may_sweep()).  *rc is SPI's answer.
@@ -445,9 +459,34 @@ cc_sweep_run(const CcColumn *col, bool named, const char *sql, int nargs,
 	if (!cc_may_sweep(col, named, &owner))
 		return false;
 	cc_as_owner_begin(owner, &saved);
-	*rc = SPI_execute_with_args(sql, nargs, argtypes, args, NULL, read_only, 0);
+	if (!read_only)
+	{
+		cc_rewriting.relid = col->relid;
+		cc_rewriting.depth = cc_trigger_depth();
+		cc_rewriting.lxid = cc_current_lxid();
+		cc_rewriting.subxact = GetCurrentSubTransactionId();
+	}
+	PG_TRY();
+	{
+		*rc = SPI_execute_with_args(sql, nargs, argtypes, args, NULL, read_only, 0);
+	}
+	PG_FINALLY();
+	{
+		cc_rewriting.relid = InvalidOid;
+	}
+	PG_END_TRY();
 	cc_as_owner_end(&saved);
 	return true;
+}
+
+bool
+cc_sweep_rewrites(Oid relid, int depth)
+{
+	return OidIsValid(cc_rewriting.relid) &&
+		cc_rewriting.relid == relid &&
+		cc_rewriting.depth + 1 == depth &&
+		cc_rewriting.lxid == cc_current_lxid() &&
+		cc_rewriting.subxact == GetCurrentSubTransactionId();
 }
 
 /* The ids of a uuid[] argument: no NULL, as a uuid[] datum. */

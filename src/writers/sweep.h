@@ -52,4 +52,14 @@ extern bool cc_no_data_here(char relpersistence);
 extern bool cc_within_lock_timeout(void (*fn) (void *arg), void *arg);
 extern bool cc_lock_within_timeout(Oid relid, LOCKMODE mode);
 
+/*
+ * Whether the trigger now running (at trigger depth depth) fires for a row
+ * of relid that the fold or forget sweep rewrites: the UPDATE that
+ * counter_crdt_rewrite_counters() runs itself, not one that a trigger of
+ * that UPDATE runs (those fire deeper), nor one of another transaction or
+ * subtransaction.  The write guard lets these rows through: a forget drops
+ * fold records, which no other local write may do.
+ */
+extern bool cc_sweep_rewrites(Oid relid, int depth);
+
 #endif							/* CC_SWEEP_H */

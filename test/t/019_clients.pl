@@ -193,6 +193,30 @@ like(substr(slurp_file($a->logfile), $log_at),
 is($a->safe_psql('shop', q{SELECT string_agg(k || ':' || c::bigint, ' ' ORDER BY k) FROM t}),
 	'1:12 2:300', 'doc/clients.md, pgjdbc: its increments are in t');
 
+# The trap of the page's first section, and the guard that refuses it: the
+# state read before another session's increment, written back.
+fresh_shop($a, $doc_id);
+$a->safe_psql('shop', 'UPDATE t SET c = c + 1 WHERE k = 1');
+my $read = $a->safe_psql('shop', 'SELECT c FROM t WHERE k = 1');
+$a->safe_psql('shop', 'UPDATE t SET c = c + 10 WHERE k = 1');
+$a->safe_psql('shop', "UPDATE t SET c = '$read' WHERE k = 1");
+is($a->safe_psql('shop', 'SELECT c::bigint FROM t WHERE k = 1'), '1',
+	'doc/clients.md, the trap: without the guard the written-back state undoes the increment');
+$a->safe_psql('shop', 'UPDATE t SET c = c + 10 WHERE k = 1');
+$a->safe_psql('shop', recipe('clients/guard'));
+my ($rc, $stdout, $stderr) = $a->psql('shop', "UPDATE t SET c = '$read' WHERE k = 1",
+	extra_params => [ '-v', 'VERBOSITY=default' ]);
+isnt($rc, 0, 'doc/clients.md, guarded: the written-back state is refused');
+$stderr =~ s/^psql:<stdin>:\d+: //mg;
+is("$stderr\n", recipe('clients/guard.out'), 'doc/clients.md, guarded: the error the page shows');
+is($a->safe_psql('shop', 'SELECT c::bigint FROM t WHERE k = 1'), '11',
+	'doc/clients.md, guarded: the refused write changed nothing');
+($rc, $stdout, $stderr) = $a->psql('shop', "\\set VERBOSITY sqlstate\nUPDATE t SET c = '$read' WHERE k = 1");
+like($stderr, qr/ERROR:  23000/, 'doc/clients.md, guarded: SQLSTATE 23000');
+$a->safe_psql('shop', 'UPDATE t SET c = c + 1 WHERE k = 1');
+is($a->safe_psql('shop', 'SELECT c::bigint FROM t WHERE k = 1'), '12',
+	'doc/clients.md, guarded: increments pass');
+
 $a->stop;
 $b->stop;
 done_testing();
