@@ -8,7 +8,8 @@
 # 2. make core-test (unit tests of the pure C core, no server)
 # 3. make installcheck (pg_regress) against a throwaway cluster; the hashing
 #    tests again from a build with PostgreSQL's own hashing (CC_HASH_PG_COMMON)
-# 4. TAP tests, test/t/*.pl, if there are any (prove, PGXS's TAP modules);
+# 4. TAP tests, test/t/*.pl, if there are any (prove, two at a time, PGXS's
+#    TAP modules);
 #    in the chroot of 17 also test/mixed/*.pl, with this machine's PostgreSQL
 #    15 copied in beside 17 (scripts/pgchroot.sh stage)
 # 5. META.json against the tree (test/meta_check.pl)
@@ -19,7 +20,9 @@
 #    this script again on a clean copy (COUNTER_CRDT_BUILD=cassert:
 #    pg_regress and TAP; =valgrind: pg_regress with the server under
 #    Valgrind's memcheck, then test/valgrind_report.pl).
-#    COUNTER_CRDT_BUILDS (default "cassert valgrind") picks them.
+#    COUNTER_CRDT_BUILDS (default "cassert valgrind") picks them.  15-valgrind
+#    starts in step 1b, as soon as that server is there, and runs beside
+#    the rest.
 # 8. PostgreSQL 17, 18 and 19, each in its chroot (below)
 #
 # Steps 3, 4 and 6 depend on the PostgreSQL version, and run for each of
