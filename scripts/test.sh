@@ -8,7 +8,8 @@
 # 2. make core-test (unit tests of the pure C core, no server)
 # 3. make installcheck (pg_regress) against a throwaway cluster; the hashing
 #    tests again from a build with PostgreSQL's own hashing (CC_HASH_PG_COMMON)
-# 4. TAP tests, test/t/*.pl, if there are any (prove, PGXS's TAP modules);
+# 4. TAP tests, test/t/*.pl, if there are any (prove, two at a time, PGXS's
+#    TAP modules);
 #    in the chroot of 17 also test/mixed/*.pl, with this machine's PostgreSQL
 #    15 copied in beside 17 (scripts/pgchroot.sh stage)
 # 5. META.json against the tree (test/meta_check.pl)
@@ -19,7 +20,9 @@
 #    this script again on a clean copy (COUNTER_CRDT_BUILD=cassert:
 #    pg_regress and TAP; =valgrind: pg_regress with the server under
 #    Valgrind's memcheck, then test/valgrind_report.pl).
-#    COUNTER_CRDT_BUILDS (default "cassert valgrind") picks them.
+#    COUNTER_CRDT_BUILDS (default "cassert valgrind") picks them.  15-valgrind
+#    starts in step 1b, as soon as that server is there, and runs beside
+#    the rest.
 # 8. PostgreSQL 17, 18 and 19, each in its chroot (below)
 #
 # Steps 3, 4 and 6 depend on the PostgreSQL version, and run for each of
@@ -150,9 +153,40 @@ prep_wait() {	# name -> its exit status (0 if it was not started)
 	cat "$WORK/prep-$1.log" >&2
 	return "$rc"
 }
+# The build 15-valgrind of step 7 (its server under Valgrind: about 33
+# minutes of one core) starts here too, as soon as scripts/pgcassert.sh's
+# server is there (at once when it is cached; it waits on the lock of
+# pgcassert.sh while step 1b builds it), so that it runs beside steps 2 to 8
+# rather than after step 7's 15-cassert; it gets a copy of that server's
+# install of its own, so that 15-cassert's "make install" into the cache never
+# replaces a file under its running server.  Step 7 collects it last.
+declare -A BUILD_PID BUILD_T0 BUILD_DIR
+RUN_BUILDS=${COUNTER_CRDT_BUILDS-cassert valgrind}
+build_early_valgrind() {
+	local dir inst
+	pgc_mktemp
+	dir=$PGC_TMP		# the tree, as build_start copies it
+	pgc_mktemp
+	inst=$PGC_TMP		# the copy of the install
+	chmod 755 "$inst"
+	BUILD_DIR[valgrind]="$dir $inst" BUILD_T0[valgrind]=$SECONDS BUILD_PID[valgrind]=""
+	copy_tree "$dir" "$PG_CONFIG" || return 0
+	(
+		pgc=$(bash "$ROOT/scripts/pgcassert.sh" ensure) ||
+			{ echo "15-valgrind: scripts/pgcassert.sh ensure failed"; exit 1; }
+		cp -a "$(dirname "$(dirname "$pgc")")/." "$inst/" ||
+			{ echo "15-valgrind: could not copy $(dirname "$(dirname "$pgc")") to $inst"; exit 1; }
+		echo "$SECONDS" >"$WORK/build-valgrind.t0"
+		cd "$dir" && exec env COUNTER_CRDT_BUILD=valgrind PG_CONFIG="$inst/bin/pg_config" \
+			bash scripts/test.sh </dev/null
+	) >"$WORK/build-valgrind.log" 2>&1 &
+	BUILD_PID[valgrind]=$!
+	pgc_at_exit "kill ${BUILD_PID[valgrind]} 2>/dev/null || true"
+}
 if [ "$TOP" -eq 1 ] && [ "$SETUP_OK" -eq 1 ] && [ "$(id -u)" -eq 0 ]; then
-	if [ "$PG_HERE" -eq 1 ] && [ -n "${COUNTER_CRDT_BUILDS-cassert valgrind}" ]; then
+	if [ "$PG_HERE" -eq 1 ] && [ -n "$RUN_BUILDS" ]; then
 		prep_start cassert bash "$ROOT/scripts/pgcassert.sh" ensure
+		case " $RUN_BUILDS " in *" valgrind "*) build_early_valgrind ;; esac
 	fi
 	chroot_versions=""
 	for v in $PG_VERSIONS; do
@@ -391,16 +425,38 @@ tap_failures() {	# log
 # With COUNTER_CRDT_OLD_INSTALL (an older PostgreSQL with counter_crdt
 # installed, as the chroot of 17 gets this machine's 15), also the tests of
 # test/mixed/, which run servers of both (the rolling upgrade of README.md).
+#
+# They run TAP_JOBS at a time (prove -j; COUNTER_CRDT_TAP_JOBS, default 2):
+# they mostly wait on their servers (on 15, 633 s of wall time for 258 s of
+# CPU one at a time).  Each test has its own data directories, logs and
+# tempdirs under tmp_check, and takes every port from
+# PostgreSQL::Test::Cluster::get_free_port, which reserves it in
+# tmp_check/portlock (test/README.md: safe in parallel).  prove hands the
+# files out in the order given: the long ones of TAP_LONG first (longest
+# first, as --timer measured them on 15), so that a long one does not start
+# last and run alone; then the others in name order.
+TAP_JOBS=${COUNTER_CRDT_TAP_JOBS:-2}
+TAP_LONG=(024_patroni 001_rolling_upgrade 026_alerts 021_time_windows 025_pgbackrest
+	012_pglogical 023_pgbouncer 001_replication 003_crash 005_readme_recipe)
 shopt -s nullglob
-tap_files=("$ROOT"/test/t/*.pl)
+tap_found=("$ROOT"/test/t/*.pl)
 OLD_INSTALL=${COUNTER_CRDT_OLD_INSTALL:-}
 if [ -n "$OLD_INSTALL" ]; then
-	tap_files+=("$ROOT"/test/mixed/*.pl)
+	tap_found+=("$ROOT"/test/mixed/*.pl)
 fi
 shopt -u nullglob
+tap_files=()
+for name in "${TAP_LONG[@]}"; do
+	for f in ${tap_found[@]+"${tap_found[@]}"}; do
+		[ "$(basename "$f" .pl)" != "$name" ] || tap_files+=("$f")
+	done
+done
+for f in ${tap_found[@]+"${tap_found[@]}"}; do
+	case " ${TAP_LONG[*]} " in *" $(basename "$f" .pl) "*) ;; *) tap_files+=("$f") ;; esac
+done
 if [ "${#tap_files[@]}" -gt 0 ] && [ "$SETUP_OK" -eq 1 ] && [ "$PG_HERE" -eq 1 ] &&
 	[ "$BUILD" != valgrind ]; then
-	step "TAP tests (prove test/t/*.pl${OLD_INSTALL:+ test/mixed/*.pl})"
+	step "TAP tests (prove -j$TAP_JOBS test/t/*.pl${OLD_INSTALL:+ test/mixed/*.pl})"
 	# --pgxs is .../lib/pgxs/src/makefiles/pgxs.mk; PGXS_DIR is .../lib/pgxs
 	PGXS_DIR=$(cd "$(dirname "$("$PG_CONFIG" --pgxs)")/../.." && pwd)
 	BINDIR=$("$PG_CONFIG" --bindir)
@@ -433,7 +489,7 @@ if [ "${#tap_files[@]}" -gt 0 ] && [ "$SETUP_OK" -eq 1 ] && [ "$PG_HERE" -eq 1 ]
 		PG_REGRESS="$PGXS_DIR/src/test/regress/pg_regress"
 		PG_CONFIG="$PG_CONFIG"
 		PERL5LIB="$PGXS_DIR/src/test/perl${PERL5LIB:+:$PERL5LIB}"
-		prove -I "$PGXS_DIR/src/test/perl/" -I . ${prove_flags[@]+"${prove_flags[@]}"}
+		prove -I "$PGXS_DIR/src/test/perl/" -I . --timer -j"$TAP_JOBS" ${prove_flags[@]+"${prove_flags[@]}"}
 	)
 	for f in "${tap_files[@]}"; do
 		tap_env+=("$(basename "$(dirname "$f")")/$(basename "$f")")
@@ -674,7 +730,6 @@ collect_child() {	# log rc name heading
 		sed -e '1d' -e '$d' | grep -vE '^(versions|builds):' || true)
 }
 BUILD_PGC=""		# the pg_config of scripts/pgcassert.sh's server
-declare -A BUILD_PID BUILD_T0 BUILD_DIR
 # Starts this script on a clean copy of the tree for build B, in the
 # background, its output to $WORK/build-B.log.
 build_start() {	# cassert | valgrind
@@ -690,23 +745,25 @@ build_start() {	# cassert | valgrind
 }
 # Waits for build B, shows its output and adds its counts and summary lines.
 build_collect() {	# cassert | valgrind
-	local b=$1 rc=0
+	local b=$1 rc=0 d
 	step "PostgreSQL 15, build $b (assertions$([ "$b" = valgrind ] && echo ", server under Valgrind"))"
 	if [ -n "${BUILD_PID[$b]}" ]; then
 		wait "${BUILD_PID[$b]}" || rc=$?
 		cat "$WORK/build-$b.log"
+		# started early (build_early_valgrind): its time from its start
+		if [ -s "$WORK/build-$b.t0" ]; then BUILD_T0[$b]=$(cat "$WORK/build-$b.t0"); fi
 	else
 		rc=1
 		echo "could not copy the tree for build $b"
 	fi
 	collect_child "$WORK/build-$b.log" "$rc" "15-$b" \
 		"PostgreSQL 15-$b ($("$BUILD_PGC" --version), --enable-cassert -DUSE_VALGRIND$([ "$b" = valgrind ] && echo ", under Valgrind"), $((SECONDS - BUILD_T0[$b])) s):"
-	rm -rf --one-file-system "${BUILD_DIR[$b]}"
+	for d in ${BUILD_DIR[$b]}; do rm -rf --one-file-system "$d"; done
 }
 
 # 15-cassert here; 15-valgrind, which keeps one core busy for a long while,
-# beside the chroots' suites of step 8 (so under load, which they must bear).
-RUN_BUILDS=${COUNTER_CRDT_BUILDS-cassert valgrind}
+# began in step 1b and runs beside the suites of 15, 15-cassert and the
+# chroots' of step 8 (so under load, which they must bear).
 BG_BUILD=""
 if [ "$TOP" -eq 1 ] && [ "$PG_HERE" -eq 1 ]; then
 	BUILDS+=("$PG_MAJOR: $PASSED passed, $FAILED failed")
@@ -722,11 +779,18 @@ if [ "$TOP" -eq 1 ] && [ "$PG_HERE" -eq 1 ]; then
 			FAILED=$((FAILED + 1))
 			BUILDS+=("15-cassert: 0 passed, 1 failed")
 			note "PostgreSQL 15-cassert: FAILED (scripts/pgcassert.sh could not build it; see above)"
+			if [ -n "${BUILD_PID[valgrind]:-}" ]; then
+				kill "${BUILD_PID[valgrind]}" 2>/dev/null || true
+				wait "${BUILD_PID[valgrind]}" 2>/dev/null || true
+			fi
 		else
 			for b in $RUN_BUILDS; do
 				case "$b" in
 				cassert) build_start cassert; build_collect cassert ;;
-				valgrind) build_start valgrind; BG_BUILD=valgrind ;;
+				valgrind)
+					[ -n "${BUILD_PID[valgrind]+set}" ] || build_start valgrind
+					BG_BUILD=valgrind
+					;;
 				*) FAILED=$((FAILED + 1)); note "COUNTER_CRDT_BUILDS: no build '$b' (cassert, valgrind)" ;;
 				esac
 			done
@@ -764,7 +828,8 @@ run_in_chroot() {	# version
 	if [ "$rc" -eq 0 ]; then
 		pgc_at_exit "pgchroot_umount $ver >/dev/null 2>&1 || true"
 		pgchroot_run --cwd /build/counter_crdt --env COUNTER_CRDT_IN_CHROOT="$ver" \
-			--env CI="${CI:-}" --env PROVE_FLAGS="${PROVE_FLAGS:-}" ${old[@]+"${old[@]}"} "$ver" -- \
+			--env CI="${CI:-}" --env PROVE_FLAGS="${PROVE_FLAGS:-}" \
+			--env COUNTER_CRDT_TAP_JOBS="$TAP_JOBS" ${old[@]+"${old[@]}"} "$ver" -- \
 			bash scripts/test.sh </dev/null 2>&1 | tee "$WORK/pg$ver.log" || rc=$?
 	fi
 	collect_child "$WORK/pg$ver.log" "$rc" "$ver" \
