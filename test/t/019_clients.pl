@@ -30,6 +30,7 @@ use File::Temp ();
 use FindBin;
 use lib $FindBin::RealBin;
 use SignalExit;
+use ClientChecks;
 use ReadmeRecipe;
 
 if ($ENV{COUNTER_CRDT_IN_CHROOT})
@@ -85,26 +86,7 @@ sub run_checks
 {
 	my ($name, $env, @cmd) = @_;
 	my ($rc, $out, $err) = run_cmd($env, @cmd);
-	my ($n, $plan) = (0, undef);
-	foreach my $line (split /\n/, $out)
-	{
-		if ($line =~ /^(not )?ok \d+ - (.*)$/)
-		{
-			$n++;
-			ok(!defined $1, "$name: $2");
-		}
-		elsif ($line =~ /^1\.\.(\d+)$/)
-		{
-			$plan = $1;
-		}
-		elsif ($line =~ /^#/)
-		{
-			diag($line);
-		}
-	}
-	ok($rc == 0 && $n > 0 && defined $plan && $plan == $n,
-		"$name: ran to its end, $n checks, exit status 0")
-	  or diag("exit status $rc, plan " . ($plan // 'none') . ", stderr:\n$err");
+	relay_checks($name, $rc, $out, $err);
 	return;
 }
 

@@ -44,6 +44,7 @@ use File::Path ();
 use FindBin;
 use lib $FindBin::RealBin;
 use SignalExit;
+use ClientChecks;
 use ReadmeRecipe;
 use PythonPackage;
 use CounterCrdtMesh;
@@ -119,26 +120,7 @@ ok(@modules >= 4, "the package's test modules: @modules");
 	my ($rc, $out, $err) = run_cmd(
 		{ COUNTER_CRDT_TEST_DSN => 'host=' . $a->host . ' port=' . $a->port . ' dbname=pkgtests' },
 		'', $python, '-B', "$FindBin::RealBin/unittest_tap.py", $tests, @modules);
-	my ($n, $plan) = (0, undef);
-	foreach my $line (split /\n/, $out)
-	{
-		if ($line =~ /^(not )?ok \d+ - (.*)$/)
-		{
-			$n++;
-			ok(!defined $1, "package test $2");
-		}
-		elsif ($line =~ /^1\.\.(\d+)$/)
-		{
-			$plan = $1;
-		}
-		elsif ($line =~ /^#/)
-		{
-			diag($line);
-		}
-	}
-	ok($rc == 0 && $n > 0 && defined $plan && $plan == $n,
-		"the package's tests ran to their end: $n tests, exit status 0")
-	  or diag("exit status $rc, plan " . ($plan // 'none') . ", stderr:\n$err");
+	relay_checks('package test', $rc, $out, $err);
 }
 note(sprintf('package built and tested after %.1fs', time() - $t0));
 

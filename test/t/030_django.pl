@@ -31,6 +31,7 @@ use File::Path ();
 use FindBin;
 use lib $FindBin::RealBin;
 use SignalExit;
+use ClientChecks;
 use ReadmeRecipe;
 use PythonPackage;
 use CounterCrdtMesh;
@@ -173,25 +174,7 @@ sub run_checks
 {
 	my ($name, $env, @cmd) = @_;
 	my ($rc, $out, $err) = run_in($project, $env, @cmd);
-	my ($n, $plan) = (0, undef);
-	foreach my $line (split /\n/, $out)
-	{
-		if ($line =~ /^(not )?ok \d+ - (.*)$/)
-		{
-			$n++;
-			ok(!defined $1, "$name: $2");
-		}
-		elsif ($line =~ /^1\.\.(\d+)$/)
-		{
-			$plan = $1;
-		}
-		elsif ($line =~ /^#/)
-		{
-			diag($line);
-		}
-	}
-	ok($rc == 0 && $n > 0 && defined $plan && $plan == $n, "$name: ran to its end, $n checks, exit status 0")
-	  or diag("exit status $rc, plan " . ($plan // 'none') . ", stderr:\n$err");
+	relay_checks($name, $rc, $out, $err);
 	return;
 }
 
