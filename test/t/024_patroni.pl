@@ -119,8 +119,17 @@ for my $name (qw(a b))
 	my ($out, $err) = run_patronictl($m, 'edit-config', '--apply', $file, '--force');
 	like($out, qr/Configuration changed/i, "region $name: patronictl edit-config --apply $dcs_of{$name}")
 	  or diag($err);
-	# pg_rewind is the page's (the test's own settings leave Patroni's default, off)
-	my ($status, $config) = $r->rest_get($m, '/config');
+	# pg_rewind is the page's (the test's own settings leave Patroni's default,
+	# off).  Patroni's REST API shows the DCS as its last HA loop read it: a
+	# loop or two after the edit, under load.
+	my ($status, $config);
+	my $until = time() + 60;
+	do
+	{
+		($status, $config) = $r->rest_get($m, '/config');
+		last if $config && $config->{postgresql}{use_pg_rewind};
+		sleep(1);
+	} while (time() < $until);
 	ok($config && $config->{postgresql}{use_pg_rewind}, "region $name: use_pg_rewind is on, from the page");
 }
 
