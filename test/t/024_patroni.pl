@@ -122,14 +122,13 @@ for my $name (qw(a b))
 	# pg_rewind is the page's (the test's own settings leave Patroni's default,
 	# off).  Patroni's REST API shows the DCS as its last HA loop read it: a
 	# loop or two after the edit, under load.
-	my ($status, $config);
 	my $until = time() + 60;
-	do
+	my ($status, $config) = $r->rest_get($m, '/config');
+	while (!($config && $config->{postgresql}{use_pg_rewind}) && time() < $until)
 	{
-		($status, $config) = $r->rest_get($m, '/config');
-		last if $config && $config->{postgresql}{use_pg_rewind};
 		sleep(1);
-	} while (time() < $until);
+		($status, $config) = $r->rest_get($m, '/config');
+	}
 	ok($config && $config->{postgresql}{use_pg_rewind}, "region $name: use_pg_rewind is on, from the page");
 }
 
