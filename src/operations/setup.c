@@ -246,6 +246,28 @@ cc_key_changed_qual(Relation rel)
 	return qual.data;
 }
 
+/*
+ * The table relid, a table or a partitioned one, opened as CREATE TRIGGER
+ * locks it.  CREATE TRIGGER needs the TRIGGER privilege: checked before
+ * the lock, so that a role without it cannot hold that lock.
+ */
+static Relation
+cc_open_for_triggers(Oid relid)
+{
+	AclResult	acl = pg_class_aclcheck(relid, GetUserId(), ACL_TRIGGER);
+	Relation	rel;
+
+	if (acl != ACLCHECK_OK)
+		aclcheck_error(acl, OBJECT_TABLE, get_rel_name(relid));
+	rel = table_open(relid, ShareRowExclusiveLock);
+	if (rel->rd_rel->relkind != RELKIND_RELATION &&
+		rel->rd_rel->relkind != RELKIND_PARTITIONED_TABLE)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a table", RelationGetRelationName(rel))));
+	return rel;
+}
+
 static void
 cc_run(const char *sql)
 {
@@ -423,7 +445,6 @@ counter_crdt_enable_replica_merge(PG_FUNCTION_ARGS)
 	CcTableInfo info;
 	CcTriggers	trg;
 	Relation	rel;
-	AclResult	acl;
 	char	   *relname;
 	char	   *merge_fn;
 	char	   *delete_fn;
@@ -445,19 +466,7 @@ counter_crdt_enable_replica_merge(PG_FUNCTION_ARGS)
 	relid = PG_GETARG_OID(0);
 	cc_extension(fcinfo, &ext);
 
-	/*
-	 * CREATE TRIGGER needs the TRIGGER privilege: check it before locking the
-	 * table as CREATE TRIGGER does, so that nobody else can hold that lock.
-	 */
-	acl = pg_class_aclcheck(relid, GetUserId(), ACL_TRIGGER);
-	if (acl != ACLCHECK_OK)
-		aclcheck_error(acl, OBJECT_TABLE, get_rel_name(relid));
-	rel = table_open(relid, ShareRowExclusiveLock);
-	if (rel->rd_rel->relkind != RELKIND_RELATION &&
-		rel->rd_rel->relkind != RELKIND_PARTITIONED_TABLE)
-		ereport(ERROR,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("\"%s\" is not a table", RelationGetRelationName(rel))));
+	rel = cc_open_for_triggers(relid);
 	cc_table_check_or_error(rel, ext.counter_type, &info);
 
 	relname = quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
@@ -529,7 +538,6 @@ counter_crdt_guard_writes(PG_FUNCTION_ARGS)
 	Oid			guard_fn;
 	Relation	rel;
 	TupleDesc	desc;
-	AclResult	acl;
 	bool		has_counter = false;
 	const Trigger *found = NULL;
 	char	   *relname;
@@ -544,15 +552,7 @@ counter_crdt_guard_writes(PG_FUNCTION_ARGS)
 	counter_type = cc_counter_type(nsp);
 	guard_fn = cc_trigger_function(nsp, "counter_crdt_write_guard", false);
 
-	acl = pg_class_aclcheck(relid, GetUserId(), ACL_TRIGGER);
-	if (acl != ACLCHECK_OK)
-		aclcheck_error(acl, OBJECT_TABLE, get_rel_name(relid));
-	rel = table_open(relid, ShareRowExclusiveLock);
-	if (rel->rd_rel->relkind != RELKIND_RELATION &&
-		rel->rd_rel->relkind != RELKIND_PARTITIONED_TABLE)
-		ereport(ERROR,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("\"%s\" is not a table", RelationGetRelationName(rel))));
+	rel = cc_open_for_triggers(relid);
 	desc = RelationGetDescr(rel);
 	for (int i = 0; i < desc->natts && !has_counter; i++)
 	{

@@ -453,6 +453,16 @@ cc_write_lacks(Datum oldv, Datum newv)
 	return text;
 }
 
+/* The hint of the write guard's refusals: the increment, or the merge. */
+static int
+cc_errhint_increment(const char *attname)
+{
+	const char *col = quote_identifier(attname);
+
+	return errhint("Increment with %s = %s + n; to bring in another server's state, write counter_crdt_merge(%s, state).",
+				   col, col, col);
+}
+
 /*
  * counter_crdt_write_guard(): BEFORE UPDATE FOR EACH ROW, for local
  * statements (counter_crdt_guard_writes() makes it).  A counter column may
@@ -491,6 +501,7 @@ counter_crdt_write_guard(PG_FUNCTION_ARGS)
 		Datum		o,
 					n;
 		char	   *lacks;
+		char	   *conflict;
 
 		if (!cols->is_counter[i])
 			continue;
@@ -519,17 +530,15 @@ counter_crdt_write_guard(PG_FUNCTION_ARGS)
 			if (stripped)
 				lacks = cc_write_lacks(kept, n);
 		}
-		if (lacks == NULL && (lacks = cc_write_conflict(o, n)) != NULL)
+		conflict = lacks == NULL ? cc_write_conflict(o, n) : NULL;
+		if (conflict != NULL)
 			ereport(ERROR,
 					(errcode(ERRCODE_INTEGRITY_CONSTRAINT_VIOLATION),
 					 errmsg("cannot write counter column \"%s\" of table \"%s\": the new state gives this server's shard another value at the same clock",
 							NameStr(att->attname), RelationGetRelationName(rel)),
 					 errdetail("The row holds %s: two states computed from one read of the row, of which one was written already.",
-							   lacks),
-					 errhint("Increment with %s = %s + n; to bring in another server's state, write counter_crdt_merge(%s, state).",
-							 quote_identifier(NameStr(att->attname)),
-							 quote_identifier(NameStr(att->attname)),
-							 quote_identifier(NameStr(att->attname)))));
+							   conflict),
+					 cc_errhint_increment(NameStr(att->attname))));
 		if (lacks != NULL)
 			ereport(ERROR,
 					(errcode(ERRCODE_INTEGRITY_CONSTRAINT_VIOLATION),
@@ -537,10 +546,7 @@ counter_crdt_write_guard(PG_FUNCTION_ARGS)
 							NameStr(att->attname), RelationGetRelationName(rel)),
 					 errdetail("The row holds %s beyond the new state: a state read earlier and written back undoes the increments made since.",
 							   lacks),
-					 errhint("Increment with %s = %s + n; to bring in another server's state, write counter_crdt_merge(%s, state).",
-							 quote_identifier(NameStr(att->attname)),
-							 quote_identifier(NameStr(att->attname)),
-							 quote_identifier(NameStr(att->attname)))));
+					 cc_errhint_increment(NameStr(att->attname))));
 	}
 	return PointerGetDatum(td->tg_newtuple);
 }
