@@ -143,6 +143,19 @@ UPDATE wg SET likes = likes + 1 WHERE id = 1;
 RESET ROLE;
 \set VERBOSITY default
 SELECT count(*) AS other_triggers FROM pg_trigger WHERE tgrelid = 'wg_other'::regclass;
+-- with TRIGGER on the table, that role guards it, and the guard refuses
+-- its own stale write
+GRANT TRIGGER ON wg_other TO wg_app;
+INSERT INTO wg_other VALUES (1, NULL::counter_crdt + 1);
+SET ROLE wg_app;
+SELECT counter_crdt_guard_writes('wg_other');
+SELECT c AS app_read FROM wg_other WHERE id = 1 \gset
+UPDATE wg_other SET c = c + 1 WHERE id = 1;
+\set VERBOSITY sqlstate
+UPDATE wg_other SET c = :'app_read' WHERE id = 1;
+\set VERBOSITY default
+RESET ROLE;
+SELECT c::bigint AS app_value FROM wg_other WHERE id = 1;
 
 -- A domain over counter_crdt, a partitioned table: its partitions, also
 -- those attached later, are guarded.
