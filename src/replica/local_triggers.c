@@ -378,49 +378,39 @@ cc_guard_columns(FunctionCallInfo fcinfo, Relation rel)
  * merges, which keep what a server sent.
  */
 static char *
-cc_write_conflict(Datum oldv, Datum newv)
+cc_write_conflict(const CcRead *ro, const CcRead *rn)
 {
-	CcRead		ro,
-				rn;
 	const uint8_t *own = cc_node_id();
-	char	   *text = NULL;
+	size_t		i,
+				j;
+	cc_shard	so,
+				sn;
+	char		id[CC_UUID_TEXT_LEN + 1];
 
-	cc_read_open(oldv, &ro);
-	cc_read_open(newv, &rn);
-	if (!ro.v.tombstone && !rn.v.tombstone)
-	{
-		size_t		i = cc_id_lower_bound(ro.v.shards, ro.v.n, CC_SHARD_SIZE, own);
-		size_t		j = cc_id_lower_bound(rn.v.shards, rn.v.n, CC_SHARD_SIZE, own);
-		cc_shard	so,
-					sn;
-
-		if (i < ro.v.n && j < rn.v.n)
-		{
-			cc_load(ro.v.shards, i, &so);
-			cc_load(rn.v.shards, j, &sn);
-			if (cc_id_eq(so.id, own) && cc_id_eq(sn.id, own) &&
-				so.clock == sn.clock && so.value != sn.value)
-			{
-				char		id[CC_UUID_TEXT_LEN + 1];
-
-				cc_uuid_format(own, id);
-				id[CC_UUID_TEXT_LEN] = '\0';
-				text = psprintf("%s:" INT64_FORMAT ":" INT64_FORMAT ", the new state %s:" INT64_FORMAT ":" INT64_FORMAT,
-								id, so.clock, so.value, id, sn.clock, sn.value);
-			}
-		}
-	}
-	cc_read_close(&ro);
-	cc_read_close(&rn);
-	return text;
+	if (ro->v.tombstone || rn->v.tombstone)
+		return NULL;
+	i = cc_id_lower_bound(ro->v.shards, ro->v.n, CC_SHARD_SIZE, own);
+	j = cc_id_lower_bound(rn->v.shards, rn->v.n, CC_SHARD_SIZE, own);
+	if (i == ro->v.n || j == rn->v.n)
+		return NULL;
+	cc_load(ro->v.shards, i, &so);
+	cc_load(rn->v.shards, j, &sn);
+	if (!cc_id_eq(so.id, own) || !cc_id_eq(sn.id, own) ||
+		so.clock != sn.clock || so.value == sn.value)
+		return NULL;
+	cc_uuid_format(own, id);
+	id[CC_UUID_TEXT_LEN] = '\0';
+	return psprintf("%s:" INT64_FORMAT ":" INT64_FORMAT ", the new state %s:" INT64_FORMAT ":" INT64_FORMAT,
+					id, so.clock, so.value, id, sn.clock, sn.value);
 }
 
 /*
  * What the old state holds that the new one lacks, as text for a message,
- * or NULL when the new state holds it all (merge(old, new) = new).
+ * or NULL when the new state holds it all (merge(old, new) = new); then
+ * *conflict is cc_write_conflict()'s answer, from the same reads.
  */
 static char *
-cc_write_lacks(Datum oldv, Datum newv)
+cc_write_lacks(Datum oldv, Datum newv, char **conflict)
 {
 	LOCAL_FCINFO(fc, 2);
 	Datum		diff;
@@ -434,6 +424,7 @@ cc_write_lacks(Datum oldv, Datum newv)
 	cc_read_open(newv, &rn);
 	holds = !ro.v.tombstone && !rn.v.tombstone && ro.nf == 0 && rn.nf == 0 &&
 		cc_merge_is_noop(rn.v.shards, rn.v.n, ro.v.shards, ro.v.n);
+	*conflict = cc_write_conflict(&ro, &rn);
 	cc_read_close(&ro);
 	cc_read_close(&rn);
 	if (holds)
@@ -468,8 +459,9 @@ cc_errhint_increment(const char *attname)
  * statements (counter_crdt_guard_writes() makes it).  A counter column may
  * only be written with a state that holds everything the row's state holds
  * (merge(old, new) = new): an increment, a merge, a tombstone.  A state read
- * earlier and written back, which would undo the increments made since, and
- * NULL over a counter, are refused (23000) before the row changes.  The
+ * earlier and written back, which would undo the increments made since,
+ * NULL over a counter, and a state that gives this server's shard the row's
+ * clock with another value, are refused (23000) before the row changes.  The
  * rows that the fold and forget sweeps rewrite pass (cc_sweep_rewrites()),
  * and so does a state that lacks only what the writers forgotten on this
  * server held (counter_crdt_strip(), as the merge trigger strips them).
@@ -518,7 +510,7 @@ counter_crdt_write_guard(PG_FUNCTION_ARGS)
 					 errhint("To delete the counter, write 'tombstone', or DELETE the row.")));
 		if (datum_image_eq(o, n, att->attbyval, att->attlen))
 			continue;
-		lacks = cc_write_lacks(o, n);
+		lacks = cc_write_lacks(o, n, &conflict);
 		if (lacks != NULL)
 		{
 			/* the strip of writers forgotten here, as apply strips them */
@@ -528,10 +520,9 @@ counter_crdt_write_guard(PG_FUNCTION_ARGS)
 			Datum		kept = cc_retired_strip(o, &stripped, &ids, &nids);
 
 			if (stripped)
-				lacks = cc_write_lacks(kept, n);
+				lacks = cc_write_lacks(kept, n, &conflict);
 		}
-		conflict = lacks == NULL ? cc_write_conflict(o, n) : NULL;
-		if (conflict != NULL)
+		if (lacks == NULL && conflict != NULL)
 			ereport(ERROR,
 					(errcode(ERRCODE_INTEGRITY_CONSTRAINT_VIOLATION),
 					 errmsg("cannot write counter column \"%s\" of table \"%s\": the new state gives this server's shard another value at the same clock",
