@@ -231,7 +231,7 @@ counter_crdt_merge_agg_trans(PG_FUNCTION_ARGS)
 	MemoryContext aggcontext;
 	cc_stored	s;
 	cc_view		v;
-	/* narrow inputs of a few shards are widened here, without an allocation */
+	/* packed inputs of a few shards are widened here, without an allocation */
 	unsigned char local[CC_READ_LOCAL * CC_SHARD_SIZE];
 
 	if (PG_ARGISNULL(1))
@@ -241,15 +241,15 @@ counter_crdt_merge_agg_trans(PG_FUNCTION_ARGS)
 		PG_RETURN_POINTER(st);
 	}
 	cc_datum_stored(PG_GETARG_DATUM(1), &s);
-	/* the common case: narrow shards, all of whose ids the state holds */
-	if (st != NULL && s.narrow && st->n > 0 && !st->tombstone && !st->folded &&
-		cc_merge_into_narrow(st->buf, st->n, s.shards, s.n))
+	/* the common case: packed shards, all of whose ids the state holds */
+	if (st != NULL && s.lay != CC_LAY_WIDE && st->n > 0 && !st->tombstone &&
+		!st->folded && cc_merge_into_stored(st->buf, st->n, s.shards, s.n, s.lay))
 		PG_RETURN_POINTER(st);
 	if (s.nf > 0)
 	{
 		cc_folded	in;
 
-		cc_stored_folded(&s, NULL, &in);	/* never narrow */
+		cc_stored_folded(&s, NULL, &in);	/* with records: always wide */
 		aggcontext = cc_agg_context(fcinfo);
 		if (st == NULL)
 			st = cc_agg_new(fcinfo, aggcontext, s.n);
@@ -381,8 +381,9 @@ counter_crdt_merge_agg_deserial(PG_FUNCTION_ARGS)
 
 		if (cc_stored_open(data + 1, len - 1, &s, &err) != CC_OK)
 			cc_corrupt(&err);
-		cc_stored_folded(&s, NULL, &f);
-		if (s.narrow || s.tombstone ||
+		cc_stored_folded(&s, s.lay != CC_LAY_WIDE ?
+						 palloc(s.n * CC_SHARD_SIZE) : NULL, &f);
+		if (s.tombstone ||
 			cc_check_canonical(f.shards, f.n, CC_ERR_BINARY, &err) != CC_OK ||
 			cc_fold_check(&f, CC_ERR_BINARY, &err) != CC_OK)
 			cc_corrupt(&err);

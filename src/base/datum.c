@@ -16,7 +16,7 @@ cc_stored_view_any(const cc_stored *s, cc_view *v, unsigned char *buf,
 {
 	v->tombstone = s->tombstone;
 	v->n = s->n;
-	if (!s->narrow)
+	if (s->lay == CC_LAY_WIDE)
 		v->shards = s->shards;
 	else
 	{
@@ -51,7 +51,7 @@ cc_read_open(Datum d, CcRead *r)
 	r->folds = s.folds;
 	r->nf = s.nf;
 	cc_stored_view_any(&s, &r->v, r->local, CC_READ_LOCAL);
-	r->widened = s.narrow && s.n > CC_READ_LOCAL ?
+	r->widened = s.lay != CC_LAY_WIDE && s.n > CC_READ_LOCAL ?
 		(unsigned char *) r->v.shards : NULL;
 }
 
@@ -66,7 +66,7 @@ cc_read_close(CcRead *r)
 
 /*
  * A value's shards as 32-byte records, read as cc_datum_stored() reads it;
- * narrow ones widened into memory of the current context.
+ * packed ones widened into memory of the current context.
  */
 void
 cc_datum_view(Datum d, cc_view *v)
@@ -124,7 +124,7 @@ cc_datum_folded(Datum d, cc_folded *out)
 	cc_stored	s;
 
 	cc_datum_stored(d, &s);
-	cc_stored_folded(&s, s.narrow ? palloc(s.n * CC_SHARD_SIZE) : NULL, out);
+	cc_stored_folded(&s, s.lay != CC_LAY_WIDE ? palloc(s.n * CC_SHARD_SIZE) : NULL, out);
 	return s.tombstone;
 }
 

@@ -9,7 +9,7 @@
  * cc_datum_stored() opens a value's stored form where it lies.  Functions
  * that work on canonical 32-byte shard records (cc_view) get them from
  * cc_datum_view() or cc_read_open(): in place for 32-byte layouts, widened
- * for narrow ones.  cc_make() and cc_finish() build a new value from such
+ * for packed ones.  cc_make() and cc_finish() build a new value from such
  * records and pack it.  A value that is not one is reported by cc_corrupt()
  * (report.h).
  */
@@ -55,7 +55,7 @@ cc_prefetch_value(const unsigned char *data, size_t len)
  * A value read for a comparison, an equality, a hash or a merge (its
  * records too: every caller handles them), which may run many
  * times in one memory context (a sort, an index build, a hash join): the
- * shards of up to CC_READ_LOCAL narrow ones widened on the stack, and
+ * shards of up to CC_READ_LOCAL packed ones widened on the stack, and
  * cc_read_close() frees whatever reading allocated.  The merge aggregate
  * widens its inputs into a stack buffer of the same size.
  */

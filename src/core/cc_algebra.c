@@ -91,8 +91,8 @@ cc_merge_count(const unsigned char *a, size_t na,
 
 /*
  * Walks b against a, both sorted, for the merges that need no new shard:
- * false as soon as b holds an id that a lacks.  b's shards are the narrow
- * records of the stored form when narrow is set, read through cc_stored.h.
+ * false as soon as b holds an id that a lacks.  b's shards are records of
+ * the stored form's layout lay, read through cc_stored.h.
  * A shard of b that
  * wins over a's is written into out (a itself) when out is given, and makes
  * the walk fail when it is not.
@@ -100,13 +100,13 @@ cc_merge_count(const unsigned char *a, size_t na,
 static inline bool
 cc_walk_subset_any(const unsigned char *a, size_t na,
 				   const unsigned char *b, size_t nb, unsigned char *out,
-				   bool narrow)
+				   uint8_t lay)
 {
 	size_t		i = 0;
 
 	for (size_t j = 0; j < nb; j++)
 	{
-		const unsigned char *pb = cc_stored_record(b, j, narrow);
+		const unsigned char *pb = cc_stored_record(b, j, lay);
 		const unsigned char *pa;
 		int64_t		ca,
 					va,
@@ -131,7 +131,7 @@ cc_walk_subset_any(const unsigned char *a, size_t na,
 		}
 		memcpy(&ca, pa + CC_ID_LEN, sizeof(ca));
 		memcpy(&va, pa + CC_ID_LEN + sizeof(ca), sizeof(va));
-		cc_stored_record_nums(pb, narrow, &cb, &vb);
+		cc_stored_record_nums(pb, lay, &cb, &vb);
 		/* b wins: the higher clock, then the higher value (cc_b_wins) */
 		if (cb > ca || (cb == ca && vb > va))
 		{
@@ -154,14 +154,14 @@ static inline bool
 cc_walk_subset(const unsigned char *a, size_t na,
 			   const unsigned char *b, size_t nb, unsigned char *out)
 {
-	return cc_walk_subset_any(a, na, b, nb, out, false);
+	return cc_walk_subset_any(a, na, b, nb, out, CC_LAY_WIDE);
 }
 
 bool
-cc_merge_into_narrow(unsigned char *a, size_t na,
-					 const unsigned char *b, size_t nb)
+cc_merge_into_stored(unsigned char *a, size_t na,
+					 const unsigned char *b, size_t nb, uint8_t lay)
 {
-	return cc_walk_subset_any(a, na, b, nb, a, true);
+	return cc_walk_subset_any(a, na, b, nb, a, lay);
 }
 
 bool

@@ -43,11 +43,11 @@ bool		cc_merge_into(unsigned char *a, size_t na,
 						  const unsigned char *b, size_t nb);
 
 /*
- * cc_merge_into() for b given as the narrow shards of a stored value
- * (cc_stored.narrow): no widening.  Same contract.
+ * cc_merge_into() for b given as the shards of a stored value as they lie,
+ * of layout lay (cc_stored.lay): no widening.  Same contract.
  */
-bool		cc_merge_into_narrow(unsigned char *a, size_t na,
-								 const unsigned char *b, size_t nb);
+bool		cc_merge_into_stored(unsigned char *a, size_t na,
+								 const unsigned char *b, size_t nb, uint8_t lay);
 
 /* Merge result equals a (b adds nothing to a). */
 bool		cc_merge_is_noop(const unsigned char *a, size_t na,

@@ -57,8 +57,8 @@ cc_feed_bytes(cc_feed *f, const void *data, size_t len)
 /*
  * A state: the flag, the count and every shard in the portable layout, so
  * that a digest depends on the state alone: not on the byte order of the
- * machine, nor on the storage format.  Shards are read as they lie, 32-byte
- * records or a stored value's narrow ones (no widened copy first).
+ * machine, nor on the storage format.  Shards are read as they lie, in
+ * whatever layout (no widened copy first).
  */
 static void
 cc_feed_state(cc_feed *f, const cc_stored *s)

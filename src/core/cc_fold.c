@@ -474,7 +474,7 @@ cc_stored_pack_folded(unsigned char *data, const cc_folded *s)
 void
 cc_stored_folded(const cc_stored *s, unsigned char *buf, cc_folded *out)
 {
-	if (s->narrow)
+	if (s->lay != CC_LAY_WIDE)
 	{
 		cc_stored_widen(s, buf);
 		out->shards = buf;

@@ -311,7 +311,7 @@ cc_diff_kind cc_fold_difference(const cc_folded *a, const cc_folded *b,
 size_t		cc_stored_pack_folded(unsigned char *data, const cc_folded *s);
 
 /* The folded state of a stored value (its records, its shards widened into
- * buf, room for s->n, when narrow). */
+ * buf, room for s->n, when they are not wide). */
 void		cc_stored_folded(const cc_stored *s, unsigned char *buf,
 							 cc_folded *out);
 

@@ -1,31 +1,97 @@
 /*
  * cc_stored.c
  *	  The stored form of counter_crdt: how a value lies in a table, after
- *	  PostgreSQL's varlena header.  Two layouts, told apart by their first
- *	  byte (cc_stored.h has the byte map); the library reads both forever and
- *	  writes version 2.  Nothing here allocates: narrow shards are widened
+ *	  PostgreSQL's varlena header.  Three versions, told apart by their
+ *	  first byte (cc_stored.h has the byte map); the library reads all of
+ *	  them forever and writes version 3 (version 2 for tombstones and totals
+ *	  outside bigint).  Nothing here allocates: packed shards are widened
  *	  into the caller's buffer, and a value is packed where it was built.
  */
 #include "cc_stored.h"
 
-static bool
-cc_fits_narrow(const cc_shard *s)
+/* The width code (cc_stored.h) of the narrowest field that holds x. */
+static unsigned int
+cc_code_unsigned(int64_t x)
 {
-	return s->clock <= (int64_t) UINT32_MAX &&
-		s->value >= INT32_MIN && s->value <= INT32_MAX;
+	if (x < 0 || x > (int64_t) UINT32_MAX)
+		return 0;
+	return x <= UINT8_MAX ? 1 : x <= UINT16_MAX ? 2 : 3;
 }
 
-/* A narrow shard: id, clock as uint32, value as int32, native order. */
-static void
-cc_store_narrow(unsigned char *base, size_t i, const cc_shard *s)
+static unsigned int
+cc_code_signed(int64_t x)
 {
-	unsigned char *p = base + i * CC_NARROW_SHARD_SIZE;
-	uint32_t	clock = (uint32_t) s->clock;
-	int32_t		value = (int32_t) s->value;
+	if (x < INT32_MIN || x > INT32_MAX)
+		return 0;
+	return (x >= INT8_MIN && x <= INT8_MAX) ? 1 :
+		(x >= INT16_MIN && x <= INT16_MAX) ? 2 : 3;
+}
 
+/* The wider of two width codes (code 0 is the widest). */
+static unsigned int
+cc_code_max(unsigned int a, unsigned int b)
+{
+	return (a == 0 || b == 0) ? 0 : (a > b ? a : b);
+}
+
+/* Layout lay widened so that sh fits it. */
+static uint8_t
+cc_lay_fit(uint8_t lay, const cc_shard *sh)
+{
+	return (uint8_t) (cc_code_max(lay & 3, cc_code_unsigned(sh->clock)) |
+					  cc_code_max((lay >> 2) & 3, cc_code_signed(sh->value)) << 2);
+}
+
+/* The narrowest layout: what an empty value has. */
+#define CC_LAY_NARROWEST	0x05
+
+static void
+cc_put_width(unsigned char *p, unsigned int code, int64_t x)
+{
+	switch (code)
+	{
+		case 0:
+			memcpy(p, &x, 8);
+			break;
+		case 1:
+			{
+				uint8_t		v = (uint8_t) x;
+
+				memcpy(p, &v, 1);
+				break;
+			}
+		case 2:
+			{
+				uint16_t	v = (uint16_t) x;
+
+				memcpy(p, &v, 2);
+				break;
+			}
+		default:
+			{
+				uint32_t	v = (uint32_t) x;
+
+				memcpy(p, &v, 4);
+				break;
+			}
+	}
+}
+
+/* Record i of layout lay: id, clock, value, native order, no padding. */
+static void
+cc_store_lay(unsigned char *base, size_t i, uint8_t lay, const cc_shard *s)
+{
+	unsigned char *p = base + i * cc_lay_size(lay);
+
+	if (lay == CC_LAY_WIDE)
+	{
+		cc_store(base, i, s);
+		return;
+	}
 	memcpy(p, s->id, CC_ID_LEN);
-	memcpy(p + CC_ID_LEN, &clock, sizeof(clock));
-	memcpy(p + CC_ID_LEN + sizeof(clock), &value, sizeof(value));
+	cc_put_width(p + CC_ID_LEN, lay & 3, s->clock);
+	cc_put_width(p + CC_ID_LEN + cc_lay_width(lay & 3), (lay >> 2) & 3,
+				 s->value);
 }
 
 static cc_code
@@ -61,7 +127,7 @@ cc_stored_open_v1(const unsigned char *data, size_t len, cc_stored *s,
 								 "A tombstone has shards, flags or a total");
 	s->shards = data + CC_STORED_V1_HEADER;
 	s->n = len / CC_SHARD_SIZE;
-	s->narrow = false;
+	s->lay = CC_LAY_WIDE;
 	s->total_kept = false;
 	s->overflow = false;
 	s->total = 0;
@@ -89,7 +155,7 @@ cc_stored_header_v2(const unsigned char *data, size_t len, cc_stored *s,
 	memcpy(&s->total, data + CC_STORED_V1_HEADER, sizeof(s->total));
 	s->tombstone = (flags & CC_STORED_FLAG_TOMBSTONE) != 0;
 	s->overflow = (flags & CC_STORED_FLAG_OVERFLOW) != 0;
-	s->narrow = (flags & CC_STORED_FLAG_NARROW) != 0;
+	s->lay = (flags & CC_STORED_FLAG_NARROW) ? CC_LAY_NARROW : CC_LAY_WIDE;
 	s->total_kept = true;
 	s->shards = NULL;
 	s->n = 0;
@@ -97,12 +163,55 @@ cc_stored_header_v2(const unsigned char *data, size_t len, cc_stored *s,
 	s->nf = 0;
 	if (flags & ~known)
 		return cc_stored_corrupt(err, data, len, "Unknown flags in a version 2 value");
-	if (s->overflow && (s->total != 0 || s->narrow))
+	if (s->overflow && (s->total != 0 || s->lay != CC_LAY_WIDE))
 		return cc_stored_corrupt(err, data, len, "A total out of range is stored with a number or narrow shards");
 	if (s->tombstone && (flags != CC_STORED_FLAG_TOMBSTONE || s->total != 0))
 		return cc_stored_corrupt(err, data, len, "A tombstone has flags or a total");
-	if ((flags & CC_STORED_FLAG_FOLDS) && s->narrow)
+	if ((flags & CC_STORED_FLAG_FOLDS) && s->lay != CC_LAY_WIDE)
 		return cc_stored_corrupt(err, data, len, "Fold records are stored with narrow shards");
+	return CC_OK;
+}
+
+/*
+ * A version 3 header, of at least avail bytes: everything but the shards is
+ * filled in.
+ */
+static cc_code
+cc_stored_header_v3(const unsigned char *data, size_t len, cc_stored *s,
+					cc_error *err)
+{
+	memset(s, 0, sizeof(*s));
+	if (len < CC_STORED_V3_HEADER)
+		return cc_stored_corrupt(err, data, len, "A version 3 header is short");
+	if (data[1] & ~(CC_LAY_MASK | CC_STORED_V3_TOTAL))
+		return cc_stored_corrupt(err, data, len, "Unknown flags in a version 3 value");
+	s->lay = data[1] & CC_LAY_MASK;
+	if (data[1] & CC_STORED_V3_TOTAL)
+	{
+		if (len < CC_STORED_V3_HEADER + sizeof(s->total))
+			return cc_stored_corrupt(err, data, len, "The total of a version 3 value is short");
+		memcpy(&s->total, data + CC_STORED_V3_HEADER, sizeof(s->total));
+		s->total_kept = true;
+	}
+	return CC_OK;
+}
+
+static cc_code
+cc_stored_open_v3(const unsigned char *data, size_t len, cc_stored *s,
+				  cc_error *err)
+{
+	size_t		head,
+				size;
+	cc_code		rc = cc_stored_header_v3(data, len, s, err);
+
+	if (rc != CC_OK)
+		return rc;
+	head = CC_STORED_V3_HEADER + (s->total_kept ? sizeof(s->total) : 0);
+	size = cc_lay_size(s->lay);
+	if ((len - head) % size != 0)
+		return cc_stored_corrupt(err, data, len, "The shards do not fill the value");
+	s->shards = data + head;
+	s->n = (len - head) / size;
 	return CC_OK;
 }
 
@@ -113,8 +222,11 @@ cc_stored_open_checked(const unsigned char *data, size_t len, cc_stored *s,
 {
 	size_t		size;
 	size_t		body;
-	cc_code		rc = cc_stored_header_v2(data, len, s, err);
+	cc_code		rc;
 
+	if (len > 0 && data[0] == CC_STORED_V3)
+		return cc_stored_open_v3(data, len, s, err);
+	rc = cc_stored_header_v2(data, len, s, err);
 	if (rc != CC_OK || data[0] != CC_STORED_V2)
 		return rc;				/* a failure, or version 1 */
 	body = len - CC_STORED_HEADER;
@@ -140,12 +252,12 @@ cc_stored_open_checked(const unsigned char *data, size_t len, cc_stored *s,
 		s->n = body / CC_SHARD_SIZE;
 		return CC_OK;
 	}
-	size = s->narrow ? CC_NARROW_SHARD_SIZE : CC_SHARD_SIZE;
+	size = cc_lay_size(s->lay);
 	if (body % size != 0)
 		return cc_stored_corrupt(err, data, len, "The shards do not fill the value");
 	if (s->tombstone && body != 0)
 		return cc_stored_corrupt(err, data, len, "A tombstone has shards");
-	if (s->narrow && body == 0)
+	if (s->lay != CC_LAY_WIDE && body == 0)
 		return cc_stored_corrupt(err, data, len, "Narrow shards are flagged, but there are none");
 	s->shards = data + CC_STORED_HEADER;
 	s->n = body / size;
@@ -158,13 +270,15 @@ cc_stored_prefix(const unsigned char *data, size_t avail, cc_stored *s,
 {
 	if (avail >= 1 && data[0] == CC_STORED_V2)
 		return cc_stored_header_v2(data, avail, s, err);
+	if (cc_stored_prefix_suffices(data, avail))
+		return cc_stored_header_v3(data, avail, s, err);
 	return cc_stored_open_checked(data, avail, s, err);
 }
 
 void
 cc_stored_widen(const cc_stored *s, unsigned char *out)
 {
-	if (!s->narrow)
+	if (s->lay == CC_LAY_WIDE)
 	{
 		memcpy(out, s->shards, s->n * CC_SHARD_SIZE);
 		return;
@@ -172,68 +286,140 @@ cc_stored_widen(const cc_stored *s, unsigned char *out)
 	/* field by field: no staging record, whose reread would stall */
 	for (size_t i = 0; i < s->n; i++)
 	{
-		const unsigned char *p = s->shards + i * CC_NARROW_SHARD_SIZE;
+		const unsigned char *p = cc_stored_record(s->shards, i, s->lay);
 		unsigned char *q = out + i * CC_SHARD_SIZE;
-		uint32_t	clock;
-		int32_t		value;
-		int64_t		wide;
+		int64_t		clock,
+					value;
 
 		memcpy(q, p, CC_ID_LEN);
-		memcpy(&clock, p + CC_ID_LEN, sizeof(clock));
-		memcpy(&value, p + CC_ID_LEN + sizeof(clock), sizeof(value));
-		wide = clock;
-		memcpy(q + CC_ID_LEN, &wide, sizeof(wide));
-		wide = value;
-		memcpy(q + CC_ID_LEN + sizeof(wide), &wide, sizeof(wide));
+		cc_stored_record_nums(p, s->lay, &clock, &value);
+		memcpy(q + CC_ID_LEN, &clock, sizeof(clock));
+		memcpy(q + CC_ID_LEN + sizeof(clock), &value, sizeof(value));
 	}
+}
+
+/*
+ * The exact sum of n records as they lie: false when it leaves int64 (each
+ * overflow of the running sum wraps it by 2^64, as in cc_wide_sum()).
+ */
+static bool
+cc_records_sum(const unsigned char *shards, size_t n, uint8_t lay,
+			   int64_t *total)
+{
+	int64_t		sum = 0;
+	int64_t		wraps = 0;
+
+	for (size_t i = 0; i < n; i++)
+	{
+		int64_t		clock,
+					value;
+
+		cc_stored_record_nums(cc_stored_record(shards, i, lay), lay,
+							  &clock, &value);
+		if (__builtin_add_overflow(sum, value, &sum))
+			wraps += (value > 0) ? 1 : -1;
+	}
+	*total = sum;
+	return wraps == 0;
+}
+
+cc_code
+cc_stored_sum(const unsigned char *shards, size_t n, uint8_t lay,
+			  int64_t *out, cc_error *err)
+{
+	if (!cc_records_sum(shards, n, lay, out))
+		return cc_fail(err, CC_ERR_OVERFLOW,
+					   "The sum of the shard values leaves the bigint range.");
+	return CC_OK;
+}
+
+/*
+ * The header of a live value of n shards of layout lay and total (overflow
+ * when it leaves bigint), written at data; returns its length.  Version 2
+ * with wide shards when the total leaves bigint (lay must then be wide),
+ * else version 3.
+ */
+static size_t
+cc_put_header(unsigned char *data, size_t n, uint8_t lay, bool overflow,
+			  int64_t total)
+{
+	if (overflow)
+	{
+		int64_t		zero = 0;
+
+		data[0] = CC_STORED_V2;
+		data[1] = CC_STORED_FLAG_OVERFLOW;
+		data[2] = 0;
+		data[3] = 0;
+		memcpy(data + CC_STORED_V1_HEADER, &zero, sizeof(zero));
+		return CC_STORED_HEADER;
+	}
+	data[0] = CC_STORED_V3;
+	data[1] = lay;
+	if (n <= CC_STORED_V3_SUMMED)
+		return CC_STORED_V3_HEADER;
+	data[1] |= CC_STORED_V3_TOTAL;
+	memcpy(data + CC_STORED_V3_HEADER, &total, sizeof(total));
+	return CC_STORED_V3_HEADER + sizeof(total);
+}
+
+/* Where a live value's shards start, by what cc_put_header() writes. */
+static size_t
+cc_header_size(size_t n, bool overflow)
+{
+	if (overflow)
+		return CC_STORED_HEADER;
+	return CC_STORED_V3_HEADER + (n > CC_STORED_V3_SUMMED ? sizeof(int64_t) : 0);
 }
 
 size_t
 cc_stored_pack(unsigned char *data, size_t n, bool tombstone)
 {
-	unsigned char *shards = data + CC_STORED_HEADER;
+	const unsigned char *shards = data + CC_STORED_HEADER;
 	int64_t		total = 0;
-	uint8_t		flags = 0;
-	bool		narrow = true;
+	uint8_t		lay = CC_LAY_NARROWEST;
+	bool		overflow;
+	size_t		head;
 
 	if (tombstone)
-		flags = CC_STORED_FLAG_TOMBSTONE;
-	else
 	{
-		if (cc_sum(shards, n, &total, NULL) != CC_OK)
-		{
-			flags |= CC_STORED_FLAG_OVERFLOW;
-			total = 0;
-		}
-		for (size_t i = 0; i < n && narrow; i++)
+		int64_t		zero = 0;
+
+		data[0] = CC_STORED_V2;
+		data[1] = CC_STORED_FLAG_TOMBSTONE;
+		data[2] = 0;
+		data[3] = 0;
+		memcpy(data + CC_STORED_V1_HEADER, &zero, sizeof(zero));
+		return CC_STORED_HEADER;
+	}
+	overflow = cc_sum(shards, n, &total, NULL) != CC_OK;
+	if (overflow)
+		lay = CC_LAY_WIDE;
+	else
+		for (size_t i = 0; i < n; i++)
 		{
 			cc_shard	sh;
 
 			cc_load(shards, i, &sh);
-			narrow = cc_fits_narrow(&sh);
+			lay = cc_lay_fit(lay, &sh);
 		}
-		if (narrow && n > 0)
+	head = cc_header_size(n, overflow);
+	if (lay != CC_LAY_WIDE || head != CC_STORED_HEADER)
+	{
+		/*
+		 * Front to back: record i lands at or before where it was read, and
+		 * is read whole before it is written.
+		 */
+		for (size_t i = 0; i < n; i++)
 		{
-			flags |= CC_STORED_FLAG_NARROW;
-			/* front to back: record i lands at or before where it was read */
-			for (size_t i = 0; i < n; i++)
-			{
-				cc_shard	sh;
+			cc_shard	sh;
 
-				cc_load(shards, i, &sh);
-				cc_store_narrow(shards, i, &sh);
-			}
+			cc_load(shards, i, &sh);
+			cc_store_lay(data + head, i, lay, &sh);
 		}
 	}
-	data[0] = CC_STORED_V2;
-	data[1] = flags;
-	data[2] = 0;
-	data[3] = 0;
-	memcpy(data + CC_STORED_V1_HEADER, &total, sizeof(total));
-	if (tombstone)
-		return CC_STORED_HEADER;
-	return CC_STORED_HEADER +
-		n * ((flags & CC_STORED_FLAG_NARROW) ? CC_NARROW_SHARD_SIZE : CC_SHARD_SIZE);
+	cc_put_header(data, n, lay, overflow, total);
+	return head + n * cc_lay_size(lay);
 }
 
 bool
@@ -245,7 +431,7 @@ cc_stored_find(const cc_stored *s, const uint8_t *id, size_t *pos,
 
 	for (; i < s->n; i++)
 	{
-		const unsigned char *p = cc_stored_record(s->shards, i, s->narrow);
+		const unsigned char *p = cc_stored_record(s->shards, i, s->lay);
 		int			c = cc_id_cmp(p, id);
 
 		if (c >= 0)
@@ -258,132 +444,78 @@ cc_stored_find(const cc_stored *s, const uint8_t *id, size_t *pos,
 	sh->clock = 0;
 	sh->value = 0;
 	if (found)
-		cc_stored_record_nums(cc_stored_record(s->shards, i, s->narrow),
-							  s->narrow, &sh->clock, &sh->value);
+		cc_stored_record_nums(cc_stored_record(s->shards, i, s->lay),
+							  s->lay, &sh->clock, &sh->value);
 	*pos = i;
 	return found;
 }
 
 /* count records from one layout to another: copied as they lie when alike */
 static void
-cc_copy_records(const unsigned char *from, bool from_narrow, size_t count,
-				unsigned char *to, bool to_narrow)
+cc_copy_records(const unsigned char *from, uint8_t from_lay, size_t count,
+				unsigned char *to, uint8_t to_lay)
 {
-	if (from_narrow == to_narrow)
+	if (from_lay == to_lay)
 	{
-		memcpy(to, from, count * (to_narrow ? CC_NARROW_SHARD_SIZE : CC_SHARD_SIZE));
+		memcpy(to, from, count * cc_lay_size(to_lay));
 		return;
 	}
 	for (size_t i = 0; i < count; i++)
 	{
 		cc_shard	sh;
+		const unsigned char *p = cc_stored_record(from, i, from_lay);
 
-		memcpy(sh.id, cc_stored_record(from, i, from_narrow), CC_ID_LEN);
-		cc_stored_record_nums(cc_stored_record(from, i, from_narrow),
-							  from_narrow, &sh.clock, &sh.value);
-		if (to_narrow)
-			cc_store_narrow(to, i, &sh);
-		else
-			cc_store(to, i, &sh);
+		memcpy(sh.id, p, CC_ID_LEN);
+		cc_stored_record_nums(p, from_lay, &sh.clock, &sh.value);
+		cc_store_lay(to, i, to_lay, &sh);
 	}
-}
-
-/*
- * The exact sum of n records as they lie: false when it leaves int64 (each
- * overflow of the running sum wraps it by 2^64, as in cc_wide_sum()).
- */
-static bool
-cc_records_sum(const unsigned char *shards, size_t n, bool narrow,
-			   int64_t *total)
-{
-	int64_t		sum = 0;
-	int64_t		wraps = 0;
-
-	for (size_t i = 0; i < n; i++)
-	{
-		int64_t		clock,
-					value;
-
-		cc_stored_record_nums(cc_stored_record(shards, i, narrow), narrow,
-							  &clock, &value);
-		if (__builtin_add_overflow(sum, value, &sum))
-			wraps += (value > 0) ? 1 : -1;
-	}
-	*total = sum;
-	return wraps == 0;
 }
 
 size_t
 cc_stored_put(const cc_stored *s, size_t pos, bool replace,
 			  const cc_shard *sh, unsigned char *out)
 {
-	unsigned char *shards = out + CC_STORED_HEADER;
 	size_t		skip = replace ? 1 : 0;
 	size_t		n = s->n - skip + 1;
-	const unsigned char *after = cc_stored_record(s->shards, pos + skip, s->narrow);
-	bool		narrow = cc_fits_narrow(sh);
-	int64_t		total = 0;
-	uint8_t		flags = 0;
-	bool		fits;
-
-	/* narrow exactly when every resulting shard fits, as cc_stored_pack() */
-	if (narrow && !s->narrow)
-		for (size_t i = 0; i < s->n && narrow; i++)
-		{
-			cc_shard	o;
-
-			if (replace && i == pos)
-				continue;
-			cc_load(s->shards, i, &o);
-			narrow = cc_fits_narrow(&o);
-		}
-
-	cc_copy_records(s->shards, s->narrow, pos, shards, narrow);
-	if (narrow)
-		cc_store_narrow(shards, pos, sh);
-	else
-		cc_store(shards, pos, sh);
-	cc_copy_records(after, s->narrow, s->n - pos - skip,
-					shards + (pos + 1) * (narrow ? CC_NARROW_SHARD_SIZE : CC_SHARD_SIZE),
-					narrow);
+	const unsigned char *after = cc_stored_record(s->shards, pos + skip, s->lay);
+	bool		kept = s->total_kept && !s->overflow;
+	uint8_t		lay = cc_lay_fit(CC_LAY_NARROWEST, sh);
+	int64_t		total = kept ? s->total : 0;
+	int64_t		wraps = 0;
+	size_t		head;
+	unsigned char *shards;
 
 	/*
-	 * The kept total moves by the shard's change, exactly; a total that
-	 * was out of range, or not kept (version 1), is walked again.
+	 * The narrowest layout that holds every resulting shard, and their
+	 * exact total: the kept one moved by the shard's change, else the walk
+	 * of the resulting shards.
 	 */
-	if (s->total_kept && !s->overflow)
+	if (__builtin_add_overflow(total, sh->value, &total))
+		wraps += (sh->value > 0) ? 1 : -1;
+	for (size_t i = 0; i < s->n; i++)
 	{
-		int64_t		wraps = 0;
+		cc_shard	o;
 
-		total = s->total;
-		if (__builtin_add_overflow(total, sh->value, &total))
-			wraps += (sh->value > 0) ? 1 : -1;
-		if (replace)
+		cc_stored_record_nums(cc_stored_record(s->shards, i, s->lay), s->lay,
+							  &o.clock, &o.value);
+		if (replace && i == pos)
 		{
-			int64_t		clock,
-						old;
-
-			cc_stored_record_nums(cc_stored_record(s->shards, pos, s->narrow),
-								  s->narrow, &clock, &old);
-			if (__builtin_sub_overflow(total, old, &total))
-				wraps += (old < 0) ? 1 : -1;
+			if (kept && __builtin_sub_overflow(total, o.value, &total))
+				wraps += (o.value < 0) ? 1 : -1;
+			continue;
 		}
-		fits = wraps == 0;
+		lay = cc_lay_fit(lay, &o);
+		if (!kept && __builtin_add_overflow(total, o.value, &total))
+			wraps += (o.value > 0) ? 1 : -1;
 	}
-	else
-		fits = cc_records_sum(shards, n, narrow, &total);
-	if (!fits)
-	{
-		flags |= CC_STORED_FLAG_OVERFLOW;
-		total = 0;
-	}
-	if (narrow)
-		flags |= CC_STORED_FLAG_NARROW;
-	out[0] = CC_STORED_V2;
-	out[1] = flags;
-	out[2] = 0;
-	out[3] = 0;
-	memcpy(out + CC_STORED_V1_HEADER, &total, sizeof(total));
-	return CC_STORED_HEADER +
-		n * (narrow ? CC_NARROW_SHARD_SIZE : CC_SHARD_SIZE);
+	if (wraps != 0)
+		lay = CC_LAY_WIDE;
+	head = cc_header_size(n, wraps != 0);
+	shards = out + head;
+	cc_copy_records(s->shards, s->lay, pos, shards, lay);
+	cc_store_lay(shards, pos, lay, sh);
+	cc_copy_records(after, s->lay, s->n - pos - skip,
+					shards + (pos + 1) * cc_lay_size(lay), lay);
+	cc_put_header(out, n, lay, wraps != 0, total);
+	return head + n * cc_lay_size(lay);
 }

@@ -1,8 +1,8 @@
 /*
  * cc_stored.h
  *	  The stored form: how a value lies in a table, after PostgreSQL's
- *	  varlena header.  This layer alone knows its bytes: the two layouts,
- *	  narrow and wide shards, and the kept total.
+ *	  varlena header.  This layer alone knows its bytes: the three
+ *	  versions, the widths of a shard's numbers, and the kept total.
  *
  * Numbers are in the server's native byte order, as PostgreSQL stores its
  * own.
@@ -11,7 +11,8 @@
  *	  version 1 | flags (0x01 tombstone) | 2 zero bytes |
  *	  shards of 32 bytes: id[16], clock int64, value int64
  *
- * Version 2 (written since 1.3):
+ * Version 2 (written by 1.3 to 1.11; since 1.12 only for tombstones and
+ * for values with fold records or a total outside bigint):
  *	  version 2 | flags | 2 zero bytes | total int64 |
  *	  shards of 32 bytes as in version 1, or of 24 with flag NARROW:
  *	  id[16], clock uint32, value int32
@@ -23,9 +24,19 @@
  * cc_fold.h), never with 0x04:
  *	  version 2 | flags | 2 zero bytes | total int64 |
  *	  record count uint32 | 4 zero bytes | records of 64 bytes | shards of 32
- * The total of a value with records is cc_fold_total(), not the shards' sum.  The total sits in the first 12 bytes
- * so that a read of a compressed or out-of-line value needs only a slice.
- * Ids stay 16 bytes, ascending, in both layouts.
+ * The total of a value with records is cc_fold_total(), not the shards' sum.
+ *
+ * Version 3 (written since 1.12 for every other value):
+ *	  version 3 | layout | [total int64, when layout has 0x10] | shards
+ * The layout's low 4 bits give the width of every shard's clock (bits 0-1)
+ * and value (bits 2-3): code 0 is 8 bytes, 1 one byte, 2 two, 3 four
+ * (CC_LAY_*; clocks unsigned, values signed), the narrowest that holds them
+ * all; a shard is id[16], clock, value, with no padding.  The total is kept
+ * (0x10) when there are more than CC_STORED_V3_SUMMED shards, so that a
+ * read of a compressed or out-of-line value needs only a slice; fewer are
+ * summed on read.  The sum always fits bigint.
+ *
+ * Ids stay 16 bytes, ascending, in every layout.
  */
 #ifndef CC_STORED_H
 #define CC_STORED_H
@@ -34,6 +45,7 @@
 
 #define CC_STORED_V1			1
 #define CC_STORED_V2			2
+#define CC_STORED_V3			3
 #define CC_STORED_V1_HEADER		4
 #define CC_STORED_HEADER		12
 #define CC_STORED_FLAG_TOMBSTONE 0x01
@@ -43,15 +55,40 @@
 #define CC_NARROW_SHARD_SIZE	24
 #define CC_STORED_FOLDS_HEADER	8
 #define CC_FOLD_RECORD_SIZE		64
+#define CC_STORED_V3_HEADER		2
+#define CC_STORED_V3_TOTAL		0x10
+#define CC_STORED_V3_SUMMED		16
+
+/*
+ * Record layouts: a clock width code in bits 0-1 and a value width code in
+ * bits 2-3, code 0 being 8 bytes; wide (0) is the 32-byte record of
+ * cc_base.h, narrow that of version 2.
+ */
+#define CC_LAY_WIDE				0x00
+#define CC_LAY_NARROW			0x0F
+#define CC_LAY_MASK				0x0F
+
+static inline size_t
+cc_lay_width(unsigned int code)
+{
+	return code == 0 ? 8 : (size_t) 1 << (code - 1);
+}
+
+/* The bytes of one record of layout lay. */
+static inline size_t
+cc_lay_size(uint8_t lay)
+{
+	return CC_ID_LEN + cc_lay_width(lay & 3) + cc_lay_width((lay >> 2) & 3);
+}
 
 /* A stored value as read: its shards as they lie, and the kept total. */
 typedef struct cc_stored
 {
-	const unsigned char *shards;	/* n records of 32 bytes, or 24 if narrow */
+	const unsigned char *shards;	/* n records of layout lay */
 	size_t		n;
 	bool		tombstone;
-	bool		narrow;
-	bool		total_kept;		/* version 2: total and overflow are kept */
+	uint8_t		lay;			/* CC_LAY_*: CC_LAY_WIDE when 32-byte records */
+	bool		total_kept;		/* total and overflow are kept */
 	bool		overflow;
 	int64_t		total;
 	const unsigned char *folds;	/* nf fold records of 64 bytes (cc_fold.h) */
@@ -59,34 +96,75 @@ typedef struct cc_stored
 } cc_stored;
 
 /*
- * Record i of shards stored narrow or wide: it starts with the shard's id,
- * in both layouts, so that ids are compared where they lie.
+ * Record i of shards stored in layout lay: it starts with the shard's id,
+ * in every layout, so that ids are compared where they lie.
  */
 static inline const unsigned char *
-cc_stored_record(const unsigned char *shards, size_t i, bool narrow)
+cc_stored_record(const unsigned char *shards, size_t i, uint8_t lay)
 {
-	return shards + i * (narrow ? CC_NARROW_SHARD_SIZE : CC_SHARD_SIZE);
+	return shards + i * cc_lay_size(lay);
 }
 
-/* The clock and value of the record at p. */
+/* The clock and value of the record at p, of layout lay. */
 static inline void
-cc_stored_record_nums(const unsigned char *p, bool narrow,
+cc_stored_record_nums(const unsigned char *p, uint8_t lay,
 					  int64_t *clock, int64_t *value)
 {
-	if (narrow)
-	{
-		uint32_t	c;
-		int32_t		v;
+	const unsigned char *q = p + CC_ID_LEN;
 
-		memcpy(&c, p + CC_ID_LEN, sizeof(c));
-		memcpy(&v, p + CC_ID_LEN + sizeof(c), sizeof(v));
-		*clock = c;
-		*value = v;
-	}
-	else
+	switch (lay & 3)
 	{
-		memcpy(clock, p + CC_ID_LEN, sizeof(*clock));
-		memcpy(value, p + CC_ID_LEN + sizeof(*clock), sizeof(*value));
+		case 0:
+			memcpy(clock, q, sizeof(*clock));
+			q += 8;
+			break;
+		case 1:
+			*clock = q[0];
+			q += 1;
+			break;
+		case 2:
+			{
+				uint16_t	c;
+
+				memcpy(&c, q, sizeof(c));
+				*clock = c;
+				q += 2;
+				break;
+			}
+		default:
+			{
+				uint32_t	c;
+
+				memcpy(&c, q, sizeof(c));
+				*clock = c;
+				q += 4;
+				break;
+			}
+	}
+	switch ((lay >> 2) & 3)
+	{
+		case 0:
+			memcpy(value, q, sizeof(*value));
+			break;
+		case 1:
+			*value = (int8_t) q[0];
+			break;
+		case 2:
+			{
+				int16_t		v;
+
+				memcpy(&v, q, sizeof(v));
+				*value = v;
+				break;
+			}
+		default:
+			{
+				int32_t		v;
+
+				memcpy(&v, q, sizeof(v));
+				*value = v;
+				break;
+			}
 	}
 }
 
@@ -94,20 +172,15 @@ cc_stored_record_nums(const unsigned char *p, bool narrow,
 static inline void
 cc_stored_shard(const cc_stored *s, size_t i, cc_shard *sh)
 {
-	if (s->narrow)
+	if (s->lay == CC_LAY_WIDE)
+		cc_load(s->shards, i, sh);
+	else
 	{
-		const unsigned char *p = s->shards + i * CC_NARROW_SHARD_SIZE;
-		uint32_t	clock;
-		int32_t		value;
+		const unsigned char *p = cc_stored_record(s->shards, i, s->lay);
 
 		memcpy(sh->id, p, CC_ID_LEN);
-		memcpy(&clock, p + CC_ID_LEN, sizeof(clock));
-		memcpy(&value, p + CC_ID_LEN + sizeof(clock), sizeof(value));
-		sh->clock = clock;
-		sh->value = value;
+		cc_stored_record_nums(p, s->lay, &sh->clock, &sh->value);
 	}
-	else
-		cc_load(s->shards, i, sh);
 }
 
 /* n 32-byte records described as a stored value, for the *_stored calls. */
@@ -122,11 +195,12 @@ cc_stored_of_records(const unsigned char *shards, size_t n, bool tombstone,
 }
 
 /*
- * Checks the header and the length of a stored value of either version
+ * Checks the header and the length of a stored value of any version
  * (CC_ERR_BINARY when they are not a value's: corruption, since users never
  * write stored bytes) and describes it.  Shards are not walked.  Inline for
- * the version 2 values that nearly every read meets; anything else, and
- * every failure, goes to cc_stored_open_checked(), which says what is wrong.
+ * the version 3 and plain version 2 values that nearly every read meets;
+ * anything else, and every failure, goes to cc_stored_open_checked(), which
+ * says what is wrong.
  */
 cc_code		cc_stored_open_checked(const unsigned char *data, size_t len,
 								   cc_stored *s, cc_error *err);
@@ -135,9 +209,30 @@ static inline cc_code
 cc_stored_open(const unsigned char *data, size_t len, cc_stored *s,
 			   cc_error *err)
 {
-	size_t		body = len - CC_STORED_HEADER;
+	size_t		body;
 	uint8_t		flags;
 
+	if (len >= CC_STORED_V3_HEADER && data[0] == CC_STORED_V3 &&
+		data[1] <= CC_LAY_MASK)
+	{
+		/* a version 3 value without a kept total: 32-bit division */
+		uint32_t	size = (uint32_t) cc_lay_size(data[1]);
+
+		body = len - CC_STORED_V3_HEADER;
+		if (body > UINT32_MAX || (uint32_t) body % size != 0)
+			return cc_stored_open_checked(data, len, s, err);
+		s->n = (uint32_t) body / size;
+		s->shards = data + CC_STORED_V3_HEADER;
+		s->lay = data[1];
+		s->tombstone = false;
+		s->overflow = false;
+		s->total_kept = false;
+		s->total = 0;
+		s->folds = NULL;
+		s->nf = 0;
+		return CC_OK;
+	}
+	body = len - CC_STORED_HEADER;
 	if (len < CC_STORED_HEADER || data[0] != CC_STORED_V2 ||
 		data[2] != 0 || data[3] != 0)
 		return cc_stored_open_checked(data, len, s, err);
@@ -151,7 +246,7 @@ cc_stored_open(const unsigned char *data, size_t len, cc_stored *s,
 	else
 		return cc_stored_open_checked(data, len, s, err);
 	s->shards = data + CC_STORED_HEADER;
-	s->narrow = flags != 0;
+	s->lay = flags != 0 ? CC_LAY_NARROW : CC_LAY_WIDE;
 	s->tombstone = false;
 	s->overflow = false;
 	s->total_kept = true;
@@ -161,37 +256,64 @@ cc_stored_open(const unsigned char *data, size_t len, cc_stored *s,
 }
 
 /*
- * The same for the first bytes of a version 2 value only (at least
- * CC_STORED_HEADER of them: what a detoast slice gives), checking the header
- * alone: tombstone, narrow and total are filled, n is 0 and shards NULL.
- * Other bytes are opened as a whole value.
+ * The same for the first bytes of a value whose header keeps the total (at
+ * least CC_STORED_HEADER of them: what a detoast slice gives), checking the
+ * header alone: tombstone, layout and total are filled, n is 0 and shards
+ * NULL.  Other bytes are opened as a whole value.
  */
 cc_code		cc_stored_prefix(const unsigned char *data, size_t avail,
 							 cc_stored *s, cc_error *err);
 
 /*
  * Whether the first avail bytes of a value (a slice of CC_STORED_HEADER of
- * them) are what cc_stored_prefix() reads on their own: a version 2 header.
+ * them) are what cc_stored_prefix() reads on their own: a version 2
+ * header, or a version 3 one with its total.
  */
 static inline bool
 cc_stored_prefix_suffices(const unsigned char *data, size_t avail)
 {
-	return avail > 0 && data[0] == CC_STORED_V2;
+	return (avail > 0 && data[0] == CC_STORED_V2) ||
+		(avail >= CC_STORED_V3_HEADER + 8 && data[0] == CC_STORED_V3 &&
+		 (data[1] & CC_STORED_V3_TOTAL) != 0);
 }
 
 /* The n shards as 32-byte records in out (room for n), whatever the layout. */
 void		cc_stored_widen(const cc_stored *s, unsigned char *out);
 
 /*
- * The exact sum of the values: the kept total, or the walk of a version 1
- * value; CC_ERR_OVERFLOW outside bigint.  Not for tombstones.  Inline: it
- * is what c::bigint does once per row.
+ * The exact sum of the values of n records of layout lay, as they lie
+ * (CC_ERR_OVERFLOW outside bigint).
+ */
+cc_code		cc_stored_sum(const unsigned char *shards, size_t n, uint8_t lay,
+						  int64_t *out, cc_error *err);
+
+/*
+ * The exact sum of the values: the kept total, or the walk of the shards;
+ * CC_ERR_OVERFLOW outside bigint.  Not for tombstones.  Inline: it is what
+ * c::bigint does once per row.
  */
 static inline cc_code
 cc_stored_value(const cc_stored *s, int64_t *out, cc_error *err)
 {
 	if (!s->total_kept)
-		return cc_sum(s->shards, s->n, out, err);
+	{
+		int64_t		sum = 0;
+
+		if ((s->lay >> 2) == 0 || s->n > CC_STORED_V3_SUMMED)
+			return cc_stored_sum(s->shards, s->n, s->lay, out, err);
+		/* at most 16 values of at most 32 bits: no overflow */
+		for (size_t i = 0; i < s->n; i++)
+		{
+			int64_t		clock,
+						value;
+
+			cc_stored_record_nums(cc_stored_record(s->shards, i, s->lay),
+								  s->lay, &clock, &value);
+			sum += value;
+		}
+		*out = sum;
+		return CC_OK;
+	}
 	if (s->overflow)
 		return cc_fail(err, CC_ERR_OVERFLOW, s->nf > 0 ?
 					   "The total of the shards and fold records leaves the bigint range." :
@@ -202,7 +324,9 @@ cc_stored_value(const cc_stored *s, int64_t *out, cc_error *err)
 
 /*
  * Packs a value built as CC_STORED_HEADER bytes of room and then n
- * canonical 32-byte records into version 2, in place; returns its length.
+ * canonical 32-byte records into the layout the library writes (version 3,
+ * or version 2 for a tombstone or a total outside bigint), in place;
+ * returns its length.
  */
 size_t		cc_stored_pack(unsigned char *data, size_t n, bool tombstone);
 
@@ -216,7 +340,7 @@ bool		cc_stored_find(const cc_stored *s, const uint8_t *id, size_t *pos,
 
 /*
  * Writes into out (room for CC_STORED_BUILD_SIZE(s->n + 1) bytes) the live
- * version 2 value of s's shards with sh at pos: in place of shard pos when
+ * value of s's shards with sh at pos: in place of shard pos when
  * replace, else in front of it (sh's id must keep the ids ascending).  The
  * other shards are copied as they lie, converted only when the layout
  * changes, and layout and total are what cc_stored_pack() would write for

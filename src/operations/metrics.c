@@ -241,7 +241,7 @@ cc_metrics_value(CcColumnStat *st, Datum d)
 	 */
 	for (size_t i = 0; i < s.n; i++)
 	{
-		const unsigned char *id = cc_stored_record(s.shards, i, s.narrow);
+		const unsigned char *id = cc_stored_record(s.shards, i, s.lay);
 
 		if (i < (size_t) st->nprev && memcmp(st->prev[i], id, CC_ID_LEN) == 0)
 			continue;
@@ -260,7 +260,7 @@ cc_metrics_value(CcColumnStat *st, Datum d)
 		cc_folded	f;
 
 		st->with_folds++;
-		cc_stored_folded(&s, s.narrow ? palloc(s.n * CC_SHARD_SIZE) : NULL, &f);
+		cc_stored_folded(&s, s.lay != CC_LAY_WIDE ? palloc(s.n * CC_SHARD_SIZE) : NULL, &f);
 		for (size_t i = 0; i < f.nf; i++)
 		{
 			const unsigned char *retired = f.folds + i * CC_FOLD_SIZE;

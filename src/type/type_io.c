@@ -113,7 +113,7 @@ counter_crdt_out(PG_FUNCTION_ARGS)
 	char	   *buf;
 	size_t		cap;
 
-	/* formatted from the shards (narrow or wide) and records as they lie */
+	/* formatted from the shards (of any layout) and records as they lie */
 	cc_datum_stored(PG_GETARG_DATUM(0), &s);
 	cap = cc_format_folded_capacity(s.n, s.nf);
 	if (cap > MaxAllocSize)
@@ -192,7 +192,7 @@ counter_crdt_send(PG_FUNCTION_ARGS)
 	bytea	   *result;
 	size_t		size;
 
-	/* the shards (narrow or wide) and records as they lie */
+	/* the shards (of any layout) and records as they lie */
 	cc_datum_stored(PG_GETARG_DATUM(0), &s);
 	size = cc_wire_folded_size(s.n, s.nf);
 	if (size > MaxAllocSize - VARHDRSZ)

@@ -211,7 +211,7 @@ cc_merge_datums(Datum a, Datum b, cc_merge_kind *kind)
 	CcRead		ra,
 				rb;
 
-	/* read in place, narrow shards widened on the stack */
+	/* read in place, packed shards widened on the stack */
 	cc_read_open(da, &ra);
 	cc_read_open(db, &rb);
 	result = cc_merge_reads(da, &ra, db, &rb, kind);
