@@ -112,11 +112,15 @@ void	   *exact_copy(const void *src, size_t len);
  */
 typedef struct stored_seen
 {
-	long		narrow;
+	long		narrow;			/* version 3, packed shards */
 	long		wide;
 	long		overflow;
 	long		tombstone;
 } stored_seen;
+
+/* The version 2 bytes of a state, as 1.3 to 1.11 wrote it (core_stored.c). */
+size_t		stored_ref_v2(const unsigned char *s, size_t n, bool tombstone,
+						  unsigned char *out);
 
 bool		stored_round_trip(const unsigned char *s, size_t n, bool tombstone,
 							  bool every_prefix, stored_seen *seen);

@@ -204,11 +204,11 @@ test_row_stream(void)
 }
 
 /*
- * A value as stored, in either layout: the digest and the row hash read its
+ * A value as stored, in any layout: the digest and the row hash read its
  * shards as they lie and must feed exactly the bytes of its widened shards.
- * Narrow states carry each limit of a narrow shard (the largest clock, the
- * smallest and largest value, -1) so that a sign or a width slip in the
- * narrow reader shows.
+ * States of one, two and four bytes carry each limit of their width (the
+ * largest clock, the smallest and largest value, -1) so that a sign or a
+ * width slip in a packed reader shows.
  */
 static void
 test_stored_stream(void)
@@ -220,10 +220,15 @@ test_stored_stream(void)
 	static const char dtag[] = "counter_crdt digest v1";
 	static const char rtag[] = "counter_crdt row v1";
 	static const size_t nshards[] = {0, 1, 2, 3, 4, 16, 17, MAX_SHARDS};
-	int			narrow_seen = 0;
+	/* per width: the largest clock, the value range, the layout byte */
+	static const int64_t cmax[] = {0, 255, 65535, UINT32_MAX};
+	static const int64_t vmin[] = {0, INT8_MIN, INT16_MIN, INT32_MIN};
+	static const int64_t vmax[] = {0, INT8_MAX, INT16_MAX, INT32_MAX};
+	static const uint8_t lays[] = {0, 0x05, 0x0a, 0x0f};
+	int			packed_seen = 0;
 
 	for (size_t j = 0; j < sizeof(nshards) / sizeof(nshards[0]); j++)
-		for (int narrow = 0; narrow <= 1; narrow++)
+		for (int w = 0; w <= 3; w++)
 			for (int t = 0; t <= (nshards[j] == 0 ? 1 : 0); t++)
 			{
 				size_t		n = nshards[j];
@@ -234,26 +239,26 @@ test_stored_stream(void)
 							stored;
 
 				make_state(sh, room + CC_STORED_HEADER, n, (unsigned) (n + 7));
-				if (narrow)
+				if (w > 0)
 					for (size_t i = 0; i < n; i++)
 					{
-						sh[i].clock = i == 0 ? UINT32_MAX : 1 + (int64_t) (rand() % 100000);
-						sh[i].value = i == 1 ? INT32_MIN : i == 2 ? INT32_MAX :
-							i == 3 ? -1 : (int64_t) (rand() % 200001) - 100000;
+						sh[i].clock = i == 0 ? cmax[w] : 1 + (int64_t) (rand() % cmax[w]);
+						sh[i].value = i == 1 ? vmin[w] : i == 2 ? vmax[w] :
+							i == 3 ? -1 : vmin[w] + (int64_t) (rand() % (vmax[w] - vmin[w]));
 						cc_store(room + CC_STORED_HEADER, i, &sh[i]);
 					}
 				stored = cc_stored_pack(room, n, t);
 				CHECK(cc_stored_open(room, stored, &st, &err) == CC_OK);
-				CHECKF(st.narrow == (narrow && n > 0),
-					   "%zu shards stored %s", n, st.narrow ? "narrow" : "wide");
-				narrow_seen += st.narrow;
+				CHECKF(w == 0 || n < 4 || st.lay == lays[w],
+					   "%zu shards of width %d stored as layout %02x", n, w, st.lay);
+				packed_seen += w > 0 && n >= 4 && st.lay == lays[w];
 
 				sink = cc_capture_start(&c);
 				len = cc_ref_put(ref, 0, dtag, sizeof(dtag) - 1);
 				len = put_state(ref, len, sh, n, t);
 				cc_digest_input_stored(&sink, &st);
 				CHECKF(!c.overflow && c.len == len && memcmp(c.bytes, ref, len) == 0,
-					   "stored digest stream, %zu shards, narrow %d", n, narrow);
+					   "stored digest stream, %zu shards, width %d", n, w);
 
 				sink = cc_capture_start(&c);
 				len = cc_ref_put(ref, 0, rtag, sizeof(rtag) - 1);
@@ -262,9 +267,9 @@ test_stored_stream(void)
 				len = put_state(ref, len, sh, n, t);
 				cc_row_hash_input_stored(&sink, "k42", 3, &st);
 				CHECKF(!c.overflow && c.len == len && memcmp(c.bytes, ref, len) == 0,
-					   "stored row stream, %zu shards, narrow %d", n, narrow);
+					   "stored row stream, %zu shards, width %d", n, w);
 			}
-	CHECK(narrow_seen == 7);
+	CHECK(packed_seen == 3 * 4);
 
 	/* a NULL state is the tag byte 2 alone */
 	{

@@ -3,11 +3,13 @@
  *	  The increments on the stored form, cc_increment_stored() and
  *	  cc_increment_at_stored(), against the path they replace: open, widen,
  *	  cc_increment() or cc_increment_at(), cc_stored_pack().  For random
- *	  states on the narrow/wide edges (clocks around UINT32_MAX and
- *	  INT64_MAX, values around the int32 and int64 limits, totals near the
- *	  bigint range), stored in version 2 (narrow or wide) and version 1, with
- *	  the writer present or absent, the bytes must be the same, and so must
- *	  the errors, their code and their sentence.
+ *	  states on the edges of every width (clocks around 255, 65535,
+ *	  UINT32_MAX and INT64_MAX, values around the int8, int16, int32 and
+ *	  int64 limits, totals near the bigint range), of up to 18 shards (the
+ *	  total kept past 16), stored as the library writes them (version 3),
+ *	  as 1.3 to 1.11 did (version 2, narrow or wide) and as 1.0 to 1.2 did
+ *	  (version 1), with the writer present or absent, the bytes must be the
+ *	  same, and so must the errors, their code and their sentence.
  *
  * Inputs and outputs sit in heap blocks of exactly their size, so that the
  * sanitizer build sees a read or write past them.
@@ -19,8 +21,8 @@
 #include "cc_test.h"
 #include "cc_test_states.h"
 
-#define MAXN 6
-#define POOL 12
+#define MAXN 18
+#define POOL 24
 
 static uint64_t rng = 0x1c2e3d4f5a6b7c8dULL;
 static uint8_t pool[POOL][CC_ID_LEN];
@@ -35,7 +37,7 @@ static int64_t
 rnd_clock(void)
 {
 	static const int64_t edges[] = {
-		1, 2, 3, (int64_t) UINT32_MAX - 1, (int64_t) UINT32_MAX,
+		1, 2, 3, 255, 256, 65535, 65536, (int64_t) UINT32_MAX - 1, (int64_t) UINT32_MAX,
 		(int64_t) UINT32_MAX + 1, INT64_MAX - 1, INT64_MAX
 	};
 
@@ -48,7 +50,8 @@ static int64_t
 rnd_value(void)
 {
 	static const int64_t edges[] = {
-		0, 1, -1, 2, INT32_MAX, (int64_t) INT32_MAX + 1, INT32_MIN,
+		0, 1, -1, 2, 127, 128, -128, -129, 32767, 32768, -32768, -32769,
+		INT32_MAX, (int64_t) INT32_MAX + 1, INT32_MIN,
 		(int64_t) INT32_MIN - 1, INT64_MAX, INT64_MIN, INT64_MAX - 1,
 		INT64_MIN + 1, INT64_MAX / 2, INT64_MIN / 2
 	};
@@ -69,7 +72,7 @@ static int64_t
 rnd_delta(int64_t v, int64_t total)
 {
 	static const int64_t targets[] = {
-		INT32_MAX, (int64_t) INT32_MAX + 1, INT32_MIN, (int64_t) INT32_MIN - 1,
+		127, -128, 32767, -32768, INT32_MAX, (int64_t) INT32_MAX + 1, INT32_MIN, (int64_t) INT32_MIN - 1,
 		INT64_MAX, INT64_MIN, 0
 	};
 	int64_t		base = (rnd() % 2) ? v : total;
@@ -118,16 +121,21 @@ rnd_state(unsigned char *s)
 	return k;
 }
 
-/* The bytes of a stored value: version 2 packed, or version 1. */
+/*
+ * The bytes of a stored value: as the library packs it (version 0 here),
+ * or as version 2 or version 1 wrote it.
+ */
 static size_t
-stored_bytes(const unsigned char *s, size_t n, bool tombstone, bool v1,
+stored_bytes(const unsigned char *s, size_t n, bool tombstone, int version,
 			 unsigned char *out)
 {
-	if (!v1)
+	if (version == 0)
 	{
 		memcpy(out + CC_STORED_HEADER, s, n * CC_SHARD_SIZE);
 		return cc_stored_pack(out, n, tombstone);
 	}
+	if (version == 2)
+		return stored_ref_v2(s, n, tombstone, out);
 	out[0] = CC_STORED_V1;
 	out[1] = tombstone ? CC_STORED_FLAG_TOMBSTONE : 0;
 	out[2] = 0;
@@ -233,6 +241,7 @@ typedef struct tally
 	long		broken;
 	long		in_narrow,
 				in_wide,
+				in_v2,
 				in_v1,
 				in_tombstone,
 				in_overflow;
@@ -241,6 +250,7 @@ typedef struct tally
 	long		out_narrow,
 				out_wide,
 				out_overflow,
+				kept,
 				to_wide,
 				to_narrow,
 				errors,
@@ -248,11 +258,11 @@ typedef struct tally
 } tally;
 
 static void
-one(const unsigned char *s, size_t n, bool tombstone, bool v1, tally *t)
+one(const unsigned char *s, size_t n, bool tombstone, int version, tally *t)
 {
 	unsigned char buf[CC_STORED_BUILD_SIZE(MAXN)];
 	unsigned char *bytes;
-	size_t		len = stored_bytes(s, n, tombstone, v1, buf);
+	size_t		len = stored_bytes(s, n, tombstone, version, buf);
 	cc_stored	st;
 	cc_shard	sh = {{0}, 0, 0};
 	int64_t		total = 0;
@@ -324,17 +334,18 @@ one(const unsigned char *s, size_t n, bool tombstone, bool v1, tally *t)
 			fprintf(stderr, "%s(%s%s, %s%lld%s) v%d: reference rc %d applied %d len %zu \"%s\", "
 					"stored path rc %d applied %d len %zu \"%s\"%s\n",
 					at ? "increment_at" : "increment", state_text(s, n, tombstone),
-					st.narrow ? " narrow" : "", subtract ? "-" : "", (long long) delta,
-					present ? " present" : " absent", v1 ? 1 : 2,
+					st.lay != CC_LAY_WIDE ? " packed" : "", subtract ? "-" : "", (long long) delta,
+					present ? " present" : " absent", version,
 					ref.rc, ref.applied, ref.len, ref.detail,
 					got.rc, got.applied, got.len, got.detail,
 					untouched ? "" : ", out written on a replay");
 	}
 
 	t->in_tombstone += st.tombstone;
-	t->in_v1 += !st.tombstone && v1;
-	t->in_narrow += !st.tombstone && !v1 && st.narrow;
-	t->in_wide += !st.tombstone && !v1 && !st.narrow && n > 0;
+	t->in_v1 += !st.tombstone && version == 1;
+	t->in_v2 += !st.tombstone && version == 2 && n > 0;
+	t->in_narrow += !st.tombstone && version == 0 && st.lay != CC_LAY_WIDE && n > 0;
+	t->in_wide += !st.tombstone && version == 0 && st.lay == CC_LAY_WIDE && n > 0;
 	t->in_overflow += st.overflow;
 	t->present += present;
 	t->absent += !present && !st.tombstone;
@@ -342,13 +353,17 @@ one(const unsigned char *s, size_t n, bool tombstone, bool v1, tally *t)
 	t->replays += at && ref.rc == CC_OK && !ref.applied && !st.tombstone;
 	if (ref.rc == CC_OK && ref.applied && !st.tombstone)
 	{
-		bool		narrow = (ref.bytes[1] & CC_STORED_FLAG_NARROW) != 0;
+		cc_stored	out;
+		bool		narrow;
 
+		CHECK(cc_stored_open(ref.bytes, ref.len, &out, NULL) == CC_OK);
+		narrow = out.lay != CC_LAY_WIDE;
 		t->out_narrow += narrow;
 		t->out_wide += !narrow;
-		t->out_overflow += (ref.bytes[1] & CC_STORED_FLAG_OVERFLOW) != 0;
-		t->to_wide += st.narrow && !narrow;
-		t->to_narrow += !st.narrow && n > 0 && narrow;
+		t->out_overflow += out.overflow;
+		t->kept += out.total_kept && !out.overflow;
+		t->to_wide += st.lay != CC_LAY_WIDE && !narrow;
+		t->to_narrow += st.lay == CC_LAY_WIDE && n > 0 && narrow;
 	}
 	free(bytes);
 }
@@ -369,13 +384,13 @@ by_hand(void)
 
 	cc_stored_of_records(none, 0, false, &empty);
 	CHECK(cc_increment_stored(&empty, cc_edge_ids[3], 5, false, out, &len, &err) == CC_OK);
-	CHECK(len == CC_STORED_HEADER + CC_NARROW_SHARD_SIZE && out[1] == CC_STORED_FLAG_NARROW);
+	CHECK(len == CC_STORED_V3_HEADER + CC_ID_LEN + 2 && out[0] == CC_STORED_V3 && out[1] == 0x05);
 	CHECK(cc_stored_open(out, len, &st, NULL) == CC_OK &&
 		  cc_stored_value(&st, &v, NULL) == CC_OK && v == 5);
-	/* the clock alone out of uint32: wide */
+	/* the clock alone out of uint32: an eight-byte clock, a one-byte value */
 	CHECK(cc_increment_at_stored(&empty, cc_edge_ids[3], -5, (int64_t) UINT32_MAX + 1,
 								 out, &len, &applied, &err) == CC_OK && applied);
-	CHECK(len == CC_STORED_HEADER + CC_SHARD_SIZE && out[1] == 0);
+	CHECK(len == CC_STORED_V3_HEADER + CC_ID_LEN + 9 && out[0] == CC_STORED_V3 && out[1] == 0x04);
 	CHECK(cc_increment_at_stored(&empty, cc_edge_ids[3], 1, 0, out, &len, &applied, &err) ==
 		  CC_ERR_ARGUMENT && strstr(err.detail, "clocks start at 1") != NULL);
 	ref_increment(&empty, cc_edge_ids[0], INT64_MIN, true, false, 0, &o);
@@ -402,7 +417,7 @@ by_hand(void)
 		memcpy(w.id, cc_edge_ids[3], CC_ID_LEN);
 		cc_store(cc_stored_build_start(one, false), 0, &w);
 		len = cc_stored_pack(one, 1, false);
-		CHECK(cc_stored_open(one, len, &st, NULL) == CC_OK && st.n == 1 && st.narrow);
+		CHECK(cc_stored_open(one, len, &st, NULL) == CC_OK && st.n == 1 && st.lay == 0x05);
 		for (size_t i = 0; i < sizeof(clocks) / sizeof(clocks[0]); i++)
 		{
 			memset(out, 0xa5, sizeof(out));
@@ -439,20 +454,22 @@ test_increment_stored(long cases)
 		size_t		n = rnd_state(s);
 		bool		tombstone = rnd() % 32 == 0;
 
-		one(s, tombstone ? 0 : n, tombstone, rnd() % 6 == 0, &t);
+		one(s, tombstone ? 0 : n, tombstone, (int) (rnd() % 6) % 3, &t);
 	}
 
-	printf("increment_stored: %ld cases: in %ld narrow, %ld wide, %ld version 1, %ld tombstones, "
-		   "%ld out of range; writer %ld present, %ld absent; out %ld narrow, %ld wide, "
-		   "%ld out of range; %ld narrow to wide, %ld wide to narrow; %ld errors, %ld replays\n",
-		   t.cases, t.in_narrow, t.in_wide, t.in_v1, t.in_tombstone, t.in_overflow,
-		   t.present, t.absent, t.out_narrow, t.out_wide, t.out_overflow,
+	printf("increment_stored: %ld cases: in %ld packed, %ld wide, %ld version 2, %ld version 1, "
+		   "%ld tombstones, %ld out of range; writer %ld present, %ld absent; out %ld packed, "
+		   "%ld wide, %ld out of range, %ld with the total kept; %ld packed to wide, "
+		   "%ld wide to packed; %ld errors, %ld replays\n",
+		   t.cases, t.in_narrow, t.in_wide, t.in_v2, t.in_v1, t.in_tombstone, t.in_overflow,
+		   t.present, t.absent, t.out_narrow, t.out_wide, t.out_overflow, t.kept,
 		   t.to_wide, t.to_narrow, t.errors, t.replays);
 	CHECKF(t.broken == 0, "the stored increments differ from the reference in %ld of %ld cases",
 		   t.broken, t.cases);
 	/* every kind of case was met: a generator that drifted would hide bugs */
 	if (cases >= 10000)
-		CHECKF(t.in_narrow && t.in_wide && t.in_v1 && t.in_tombstone && t.in_overflow &&
+		CHECKF(t.in_narrow && t.in_wide && t.in_v2 && t.in_v1 && t.in_tombstone &&
+			   t.in_overflow && t.kept &&
 			   t.present && t.absent && t.out_narrow && t.out_wide && t.out_overflow &&
 			   t.to_wide && t.to_narrow && t.errors && t.replays,
 			   "some kind of case never came up");

@@ -275,8 +275,8 @@ test_random(long cases)
 		}
 
 		/*
-		 * The same with b as a table stores it: when b packs narrow, the
-		 * aggregate merges its 24-byte shards where they lie.
+		 * The same with b as a table stores it: when b packs into records
+		 * narrower than 32 bytes, the aggregate merges them where they lie.
 		 */
 		if (!a.tombstone && !b.tombstone)
 		{
@@ -285,10 +285,10 @@ test_random(long cases)
 
 			memcpy(packed + CC_STORED_HEADER, b.s, b.n * CC_SHARD_SIZE);
 			if (cc_stored_open(packed, cc_stored_pack(packed, b.n, false), &st, NULL) == CC_OK &&
-				st.narrow)
+				st.lay != CC_LAY_WIDE)
 			{
 				x = a;
-				if (cc_merge_into_narrow(x.s, x.n, st.shards, st.n))
+				if (cc_merge_into_stored(x.s, x.n, st.shards, st.n, st.lay))
 					tally(&into_narrow, same(&x, &ab), &a, &b, NULL);
 				else
 				{

@@ -1,8 +1,8 @@
 /*
  * core_stored.c
- *	  The stored form (src/core/cc_stored.c): what a value packs into, how both
- *	  layouts are opened, widened, valued and read by their first bytes, and
- *	  every header the opener must refuse.
+ *	  The stored form (src/core/cc_stored.c): what a value packs into, how
+ *	  the three versions are opened, widened, valued and read by their first
+ *	  bytes, and every header the opener must refuse.
  *
  * Expected bytes are built here from the byte map in cc_stored.h, apart from
  * the code under test, and compared byte for byte.  Every input to the
@@ -16,8 +16,9 @@
 
 #include "cc_test.h"
 
-#define MAXN	16
+#define MAXN	20
 #define V2		CC_STORED_HEADER
+#define V3		CC_STORED_V3_HEADER
 #define NARROW	CC_NARROW_SHARD_SIZE
 #define WIDE	CC_SHARD_SIZE
 
@@ -48,14 +49,45 @@ ref_fits_narrow(int64_t clock, int64_t value)
 		value >= -2147483648LL && value <= 2147483647LL;
 }
 
+/* The bytes of the narrowest field, 1, 2, 4 or 8, for a clock and a value. */
+static int
+ref_clock_bytes(int64_t c)
+{
+	return c < 0 ? 8 : c < 256 ? 1 : c < 65536 ? 2 : c <= 4294967295LL ? 4 : 8;
+}
+
+static int
+ref_value_bytes(int64_t v)
+{
+	return (v >= -128 && v <= 127) ? 1 : (v >= -32768 && v <= 32767) ? 2 :
+		(v >= -2147483648LL && v <= 2147483647LL) ? 4 : 8;
+}
+
+/* The byte map's width code of 1, 2, 4 or 8 bytes. */
+static uint8_t
+ref_code(int bytes)
+{
+	return bytes == 1 ? 1 : bytes == 2 ? 2 : bytes == 4 ? 3 : 0;
+}
+
+/* x's low bytes, native (little-endian on the machines we build for) order */
+static void
+ref_put(unsigned char *p, int64_t x, int bytes)
+{
+	uint64_t	u = (uint64_t) x;
+
+	for (int k = 0; k < bytes; k++)
+		p[k] = (unsigned char) (u >> (8 * k));
+}
+
 /*
- * The version 2 bytes of a canonical state, from the byte map: version 2,
- * flags, two zero bytes, the total (0 for a tombstone and out of range),
- * then every shard narrow when there are shards and all of them fit, else
- * wide.  Returns the length.
+ * The version 2 bytes of a canonical state, as 1.3 to 1.11 wrote every
+ * value, from the byte map: version 2, flags, two zero bytes, the total (0
+ * for a tombstone and out of range), then every shard narrow when there
+ * are shards and all of them fit, else wide.  Returns the length.
  */
 static size_t
-ref_pack(const unsigned char *s, size_t n, bool tombstone, unsigned char *out)
+ref_v2(const unsigned char *s, size_t n, bool tombstone, unsigned char *out)
 {
 	__int128	sum = 0;
 	bool		narrow = n > 0;
@@ -103,6 +135,80 @@ ref_pack(const unsigned char *s, size_t n, bool tombstone, unsigned char *out)
 		}
 	}
 	return (size_t) (p - out);
+}
+
+/*
+ * What the library writes since 1.12, from the byte map: a tombstone and a
+ * total outside bigint as version 2 (wide shards), anything else as
+ * version 3: 3, the layout (the widest clock's and value's codes, 1 byte
+ * each for no shards), the total when there are more than 16 shards, and
+ * the records of id, clock and value at those widths.  Returns the length.
+ */
+static size_t
+ref_pack(const unsigned char *s, size_t n, bool tombstone, unsigned char *out)
+{
+	__int128	sum = 0;
+	int			cw = 1,
+				vw = 1;
+	unsigned char *p;
+
+	for (size_t i = 0; i < n; i++)
+	{
+		cc_shard	sh;
+
+		cc_load(s, i, &sh);
+		sum += sh.value;
+		if (ref_clock_bytes(sh.clock) > cw)
+			cw = ref_clock_bytes(sh.clock);
+		if (ref_value_bytes(sh.value) > vw)
+			vw = ref_value_bytes(sh.value);
+	}
+	if (tombstone || sum < INT64_MIN || sum > INT64_MAX)
+		return ref_v2(s, n, tombstone, out);
+	out[0] = 3;
+	out[1] = (uint8_t) (ref_code(cw) | ref_code(vw) << 2 | (n > 16 ? 0x10 : 0));
+	p = out + 2;
+	if (n > 16)
+	{
+		ref_put(p, (int64_t) sum, 8);
+		p += 8;
+	}
+	for (size_t i = 0; i < n; i++)
+	{
+		cc_shard	sh;
+
+		cc_load(s, i, &sh);
+		memcpy(p, sh.id, CC_ID_LEN);
+		ref_put(p + 16, sh.clock, cw);
+		ref_put(p + 16 + cw, sh.value, vw);
+		p += 16 + cw + vw;
+	}
+	return (size_t) (p - out);
+}
+
+/* Where the shards of bytes packed as ref_pack() writes them start. */
+static size_t
+ref_head(const unsigned char *b)
+{
+	if (b[0] == 3)
+		return V3 + ((b[1] & 0x10) ? 8 : 0);
+	return b[0] == 1 ? 4 : V2;
+}
+
+/* The layout (CC_LAY_*) of such bytes. */
+static uint8_t
+ref_lay(const unsigned char *b)
+{
+	if (b[0] == 3)
+		return b[1] & 0x0f;
+	return (b[0] == 2 && (b[1] & 0x04)) ? CC_LAY_NARROW : CC_LAY_WIDE;
+}
+
+size_t
+stored_ref_v2(const unsigned char *s, size_t n, bool tombstone,
+			  unsigned char *out)
+{
+	return ref_v2(s, n, tombstone, out);
 }
 
 /* The version 1 bytes of a state, as 1.0 to 1.2 wrote them. */
@@ -173,8 +279,6 @@ stored_round_trip(const unsigned char *s, size_t n, bool tombstone,
 		cc_stored_build_tombstone(room);
 	len = cc_stored_build_finish(room, n);
 	EXPECT(len == ref_len);
-	EXPECT(len == (tombstone ? (size_t) V2 :
-				   V2 + n * ((ref[1] & 0x04) ? NARROW : WIDE)));
 	EXPECT(len <= V2 + n * WIDE && memcmp(room, ref, len < ref_len ? len : ref_len) == 0);
 
 	/* opened from a block of exactly its length */
@@ -184,11 +288,11 @@ stored_round_trip(const unsigned char *s, size_t n, bool tombstone,
 	EXPECT(cc_stored_open(packed, len, &st, &err) == CC_OK);
 	EXPECT(st.n == (tombstone ? 0 : n));
 	EXPECT(st.tombstone == tombstone);
-	EXPECT(st.total_kept);
-	EXPECT(st.narrow == ((ref[1] & 0x04) != 0));
+	EXPECT(st.total_kept == (tombstone || sum_rc != CC_OK || n > CC_STORED_V3_SUMMED));
+	EXPECT(st.lay == ref_lay(ref));
 	EXPECT(st.overflow == (!tombstone && sum_rc != CC_OK));
-	EXPECT(st.total == (tombstone || sum_rc != CC_OK ? 0 : sum));
-	EXPECT(st.shards == packed + V2);
+	EXPECT(!st.total_kept || st.total == (tombstone || sum_rc != CC_OK ? 0 : sum));
+	EXPECT(st.shards == packed + ref_head(ref));
 
 	/* widened into exactly n records: the shards we started from */
 	wide = exact_alloc(st.n * WIDE);
@@ -228,20 +332,47 @@ stored_round_trip(const unsigned char *s, size_t n, bool tombstone,
 		EXPECT(cc_stored_value(&st, &got, NULL) == sum_rc);
 	}
 
-	/* the first bytes alone (a detoast slice) give the flag and total */
-	for (size_t avail = V2; avail <= len;
+	/*
+	 * The first bytes alone (a detoast slice) give the flag and total when
+	 * the header keeps it; a version 3 value of up to 16 shards is read
+	 * whole.
+	 */
+	EXPECT(cc_stored_prefix_suffices(packed, len < V2 ? len : V2) == st.total_kept);
+	for (size_t avail = V2; st.total_kept && avail <= len;
 		 avail += (every_prefix || len == V2) ? 1 : len - V2)
 	{
 		unsigned char *head = exact_copy(packed, avail);
 		cc_stored	pt;
 
 		memset(&pt, 0x5a, sizeof(pt));
+		EXPECT(cc_stored_prefix_suffices(head, avail));
 		EXPECT(cc_stored_prefix(head, avail, &pt, &err) == CC_OK);
 		EXPECT(pt.n == 0 && pt.total_kept && pt.tombstone == tombstone &&
-			   pt.overflow == st.overflow && pt.total == st.total);
+			   pt.overflow == st.overflow && pt.total == st.total &&
+			   pt.lay == st.lay);
 		free(head);
 	}
 	free(packed);
+
+	/* the same state as version 2 bytes, as 1.3 to 1.11 wrote it */
+	v1 = exact_alloc(V2 + n * WIDE);
+	v1_len = ref_v2(s, n, tombstone, v1);
+	memset(&st, 0x5a, sizeof(st));
+	EXPECT(cc_stored_open(v1, v1_len, &st, &err) == CC_OK);
+	EXPECT(st.shards == v1 + V2 && st.total_kept && st.lay == ref_lay(v1));
+	EXPECT(st.n == (tombstone ? 0 : n) && st.tombstone == tombstone);
+	EXPECT(st.overflow == (!tombstone && sum_rc != CC_OK));
+	wide = exact_alloc(st.n * WIDE);
+	cc_stored_widen(&st, wide);
+	EXPECT(memcmp(wide, s, st.n * WIDE) == 0);
+	free(wide);
+	if (!tombstone)
+	{
+		got = 0;
+		EXPECT(cc_stored_value(&st, &got, NULL) == sum_rc);
+		EXPECT(sum_rc != CC_OK || got == sum);
+	}
+	free(v1);
 
 	/* the same state as version 1 bytes: read in place, valued by the walk */
 	v1 = exact_alloc(4 + n * WIDE);
@@ -250,7 +381,7 @@ stored_round_trip(const unsigned char *s, size_t n, bool tombstone,
 	EXPECT(cc_stored_open(v1, v1_len, &st, &err) == CC_OK);
 	EXPECT(st.shards == v1 + 4);
 	EXPECT(st.n == (tombstone ? 0 : n) && st.tombstone == tombstone);
-	EXPECT(!st.total_kept && !st.narrow && !st.overflow);
+	EXPECT(!st.total_kept && st.lay == CC_LAY_WIDE && !st.overflow);
 	wide = exact_alloc(st.n * WIDE);
 	cc_stored_widen(&st, wide);
 	EXPECT(memcmp(wide, s, st.n * WIDE) == 0);
@@ -267,8 +398,8 @@ stored_round_trip(const unsigned char *s, size_t n, bool tombstone,
 	{
 		seen->tombstone += tombstone;
 		seen->overflow += !tombstone && sum_rc != CC_OK;
-		seen->narrow += (ref[1] & 0x04) != 0;
-		seen->wide += !tombstone && n > 0 && (ref[1] & 0x04) == 0;
+		seen->narrow += ref[0] == 3 && ref_lay(ref) != CC_LAY_WIDE;
+		seen->wide += !tombstone && n > 0 && ref_lay(ref) == CC_LAY_WIDE;
 	}
 	return ok;
 }
@@ -287,46 +418,58 @@ put(unsigned char *s, size_t i, uint8_t idbyte, int64_t clock, int64_t value)
 	cc_store(s, i, &sh);
 }
 
-/* Packs, in place, and returns the length and the flag byte. */
+/*
+ * Packs, in place, and returns the length; *hdr gets the first two bytes
+ * (version, then flags or layout) and *total the total as the opener reads
+ * it (0 for a tombstone or out of range).
+ */
 static size_t
-pack_of(const unsigned char *s, size_t n, bool tombstone, uint8_t *flags,
+pack_of(const unsigned char *s, size_t n, bool tombstone, uint16_t *hdr,
 		int64_t *total)
 {
 	unsigned char buf[V2 + MAXN * WIDE];
+	cc_stored	st;
 
 	memcpy(buf + V2, s, n * WIDE);
 	memset(buf, 0xee, V2);
 	n = cc_stored_pack(buf, n, tombstone);
-	*flags = buf[1];
-	memcpy(total, buf + 4, 8);
+	*hdr = (uint16_t) (buf[0] << 8 | buf[1]);
+	*total = 0;
+	if (cc_stored_open(buf, n, &st, NULL) == CC_OK && !st.tombstone &&
+		cc_stored_value(&st, total, NULL) != CC_OK)
+		*total = 0;
 	return n;
 }
 
+#define HDR(version, byte1) ((uint16_t) ((version) << 8 | (byte1)))
+
 /*
- * One shard with the given clock and value among k - 1 small narrow ones,
- * placed first, in the middle or last: the whole value is narrow exactly
- * when that shard fits, its length says which, and it comes back unchanged
- * (a negative value keeps its sign through 32 bits).
+ * One shard with the given clock and value among k - 1 small ones, placed
+ * first, in the middle or last: the whole value takes that shard's widths
+ * (clock_bytes, value_bytes), its length and layout byte say so, and it
+ * comes back unchanged (a negative value keeps its sign through any width).
  */
 static void
-check_narrowness(int64_t clock, int64_t value, bool narrow)
+check_widths(int64_t clock, int64_t value, int clock_bytes, int value_bytes)
 {
+	uint8_t		lay = (uint8_t) (ref_code(clock_bytes) | ref_code(value_bytes) << 2);
+
 	for (size_t k = 1; k <= 4; k++)
 		for (size_t at = 0; at < k; at++)
 		{
 			unsigned char s[MAXN * WIDE];
-			uint8_t		flags;
+			uint16_t	hdr;
 			int64_t		total;
 			size_t		len;
 
 			for (size_t i = 0; i < k; i++)
 				put(s, i, (uint8_t) (0x10 * i + 1), i == at ? clock : (int64_t) i + 1,
 					i == at ? value : -(int64_t) i);
-			len = pack_of(s, k, false, &flags, &total);
-			CHECKF(len == V2 + k * (narrow ? NARROW : WIDE) &&
-				   ((flags & CC_STORED_FLAG_NARROW) != 0) == narrow,
-				   "clock %" PRId64 ", value %" PRId64 " at %zu of %zu: %zu bytes, flags %02x",
-				   clock, value, at, k, len, flags);
+			len = pack_of(s, k, false, &hdr, &total);
+			CHECKF(len == V3 + k * (16 + (size_t) clock_bytes + (size_t) value_bytes) &&
+				   hdr == HDR(3, lay),
+				   "clock %" PRId64 ", value %" PRId64 " at %zu of %zu: %zu bytes, header %04x",
+				   clock, value, at, k, len, hdr);
 			CHECK(stored_round_trip(s, k, false, true, NULL));
 		}
 }
@@ -334,102 +477,133 @@ check_narrowness(int64_t clock, int64_t value, bool narrow)
 static void
 stored_sizes(void)
 {
-	unsigned char s[MAXN * WIDE];
-	uint8_t		flags;
+	unsigned char s[MAXN * WIDE] = {0};
+	uint16_t	hdr;
 	int64_t		total;
 
-	/* {} and a tombstone: the header alone, flags 0 and 1, total 0 */
-	CHECK(pack_of(s, 0, false, &flags, &total) == V2 && flags == 0 && total == 0);
-	CHECK(pack_of(s, 0, true, &flags, &total) == V2 && flags == CC_STORED_FLAG_TOMBSTONE &&
-		  total == 0);
+	/* {}: version 3 with the narrowest layout; a tombstone: version 2 */
+	CHECK(pack_of(s, 0, false, &hdr, &total) == V3 && hdr == HDR(3, 0x05) && total == 0);
+	CHECK(pack_of(s, 0, true, &hdr, &total) == V2 && hdr == HDR(2, CC_STORED_FLAG_TOMBSTONE));
 	CHECK(stored_round_trip(s, 0, false, true, NULL));
 	CHECK(stored_round_trip(s, 0, true, true, NULL));
 
-	/* 12 + 24 n narrow, 12 + 32 n wide, for every n up to MAXN */
+	/*
+	 * 2 + 18 n for one-byte numbers up to 16 shards, 10 + 18 n past them
+	 * (the total kept), for every n up to MAXN
+	 */
 	for (size_t n = 1; n <= MAXN; n++)
 	{
+		size_t		head = n > 16 ? V3 + 8 : V3;
+		uint8_t		kept = n > 16 ? CC_STORED_V3_TOTAL : 0;
+
 		for (size_t i = 0; i < n; i++)
 			put(s, i, (uint8_t) (i * 7 + 3), (int64_t) i + 1, (int64_t) i - 3);
-		CHECKF(pack_of(s, n, false, &flags, &total) == V2 + n * NARROW &&
-			   flags == CC_STORED_FLAG_NARROW &&
+		CHECKF(pack_of(s, n, false, &hdr, &total) == head + n * 18 &&
+			   hdr == HDR(3, 0x05 | kept) &&
 			   total == (int64_t) (n * (n - 1) / 2) - 3 * (int64_t) n,
-			   "%zu narrow shards: flags %02x, total %" PRId64, n, flags, total);
-		CHECK(stored_round_trip(s, n, false, n <= 4, NULL));
+			   "%zu small shards: header %04x, total %" PRId64, n, hdr, total);
+		CHECK(stored_round_trip(s, n, false, n <= 4 || n == 17, NULL));
 		/* a tombstone made from room that held shards is still 12 bytes */
-		CHECK(pack_of(s, n, true, &flags, &total) == V2 && flags == CC_STORED_FLAG_TOMBSTONE);
+		CHECK(pack_of(s, n, true, &hdr, &total) == V2 && hdr == HDR(2, CC_STORED_FLAG_TOMBSTONE));
+		/* one clock of 2^40: every clock 8 bytes */
 		put(s, n - 1, (uint8_t) ((n - 1) * 7 + 3), INT64_C(1) << 40, 1);
-		CHECKF(pack_of(s, n, false, &flags, &total) == V2 + n * WIDE && flags == 0,
-			   "%zu wide shards: flags %02x", n, flags);
-		CHECK(stored_round_trip(s, n, false, n <= 4, NULL));
+		CHECKF(pack_of(s, n, false, &hdr, &total) == head + n * 25 &&
+			   hdr == HDR(3, 0x04 | kept),
+			   "%zu shards, one clock of 2^40: header %04x", n, hdr);
+		CHECK(stored_round_trip(s, n, false, n <= 4 || n == 17, NULL));
 	}
 
-	/* each side of every limit of a narrow shard */
-	check_narrowness(1, 0, true);
-	check_narrowness(INT64_C(4294967295), 0, true);
-	check_narrowness(INT64_C(4294967296), 0, false);
-	check_narrowness(INT64_MAX, 0, false);
-	check_narrowness(1, INT32_MAX, true);
-	check_narrowness(1, (int64_t) INT32_MAX + 1, false);
-	check_narrowness(1, INT32_MIN, true);
-	check_narrowness(1, (int64_t) INT32_MIN - 1, false);
-	check_narrowness(1, -1, true);
-	check_narrowness(INT64_C(4294967295), INT32_MIN, true);
-	check_narrowness(INT64_C(4294967295), INT32_MAX, true);
-	check_narrowness(1, INT64_MIN, false);
-	check_narrowness(1, INT64_MAX, false);
-	check_narrowness(1, INT64_C(1) << 32, false);
-	check_narrowness(1, -(INT64_C(1) << 32), false);
-	check_narrowness(INT64_C(1) << 33, 1, false);
+	/* each side of every limit of every width */
+	check_widths(1, 0, 1, 1);
+	check_widths(255, 0, 1, 1);
+	check_widths(256, 0, 2, 1);
+	check_widths(65535, 0, 2, 1);
+	check_widths(65536, 0, 4, 1);
+	check_widths(INT64_C(4294967295), 0, 4, 1);
+	check_widths(INT64_C(4294967296), 0, 8, 1);
+	check_widths(INT64_MAX, 0, 8, 1);
+	check_widths(1, 127, 1, 1);
+	check_widths(1, 128, 1, 2);
+	check_widths(1, -128, 1, 1);
+	check_widths(1, -129, 1, 2);
+	check_widths(1, 32767, 1, 2);
+	check_widths(1, 32768, 1, 4);
+	check_widths(1, -32768, 1, 2);
+	check_widths(1, -32769, 1, 4);
+	check_widths(1, INT32_MAX, 1, 4);
+	check_widths(1, (int64_t) INT32_MAX + 1, 1, 8);
+	check_widths(1, INT32_MIN, 1, 4);
+	check_widths(1, (int64_t) INT32_MIN - 1, 1, 8);
+	check_widths(1, -1, 1, 1);
+	check_widths(INT64_C(4294967295), INT32_MIN, 4, 4);
+	check_widths(65536, 128, 4, 2);
+	check_widths(256, -32769, 2, 4);
+	check_widths(1, INT64_MIN / 2, 1, 8);
+	check_widths(1, INT64_MAX / 2, 1, 8);
+	check_widths(INT64_C(1) << 33, 1, 8, 1);
 }
 
 static void
 stored_totals(void)
 {
 	unsigned char s[MAXN * WIDE];
-	uint8_t		flags;
+	uint16_t	hdr;
 	int64_t		total;
 
-	/* the total at both ends of bigint is kept, one past is OVERFLOW */
+	/* the total at both ends of bigint is exact, one past is OVERFLOW */
 	put(s, 0, 1, 1, INT64_MAX - 1);
 	put(s, 1, 2, 1, 1);
-	CHECK(pack_of(s, 2, false, &flags, &total) == V2 + 2 * WIDE && flags == 0 &&
+	CHECK(pack_of(s, 2, false, &hdr, &total) == V3 + 2 * 25 && hdr == HDR(3, 0x01) &&
 		  total == INT64_MAX);
 	CHECK(stored_round_trip(s, 2, false, true, NULL));
 	put(s, 1, 2, 1, 2);
-	CHECK(pack_of(s, 2, false, &flags, &total) == V2 + 2 * WIDE &&
-		  flags == CC_STORED_FLAG_OVERFLOW && total == 0);
+	CHECK(pack_of(s, 2, false, &hdr, &total) == V2 + 2 * WIDE &&
+		  hdr == HDR(2, CC_STORED_FLAG_OVERFLOW) && total == 0);
 	CHECK(stored_round_trip(s, 2, false, true, NULL));
 	put(s, 0, 1, 1, INT64_MIN + 1);
 	put(s, 1, 2, 1, -1);
-	CHECK(pack_of(s, 2, false, &flags, &total) == V2 + 2 * WIDE && flags == 0 &&
+	CHECK(pack_of(s, 2, false, &hdr, &total) == V3 + 2 * 25 && hdr == HDR(3, 0x01) &&
 		  total == INT64_MIN);
 	put(s, 1, 2, 1, -2);
-	CHECK(pack_of(s, 2, false, &flags, &total) == V2 + 2 * WIDE &&
-		  flags == CC_STORED_FLAG_OVERFLOW && total == 0);
+	CHECK(pack_of(s, 2, false, &hdr, &total) == V2 + 2 * WIDE &&
+		  hdr == HDR(2, CC_STORED_FLAG_OVERFLOW) && total == 0);
 	CHECK(stored_round_trip(s, 2, false, true, NULL));
 
 	/* a sum that leaves bigint on the way and comes back is exact */
 	put(s, 0, 1, 1, INT64_MAX);
 	put(s, 1, 2, 1, INT64_MAX);
 	put(s, 2, 3, 1, INT64_MIN);
-	CHECK(pack_of(s, 3, false, &flags, &total) == V2 + 3 * WIDE && flags == 0 &&
+	CHECK(pack_of(s, 3, false, &hdr, &total) == V3 + 3 * 25 && hdr == HDR(3, 0x01) &&
 		  total == INT64_MAX - 1);
 	CHECK(stored_round_trip(s, 3, false, true, NULL));
 
-	/* an overflowing sum of shards that are otherwise narrow but one */
+	/* an overflowing sum of shards that are otherwise small but one */
 	put(s, 0, 1, 1, 5);
 	put(s, 1, 2, 1, INT64_MAX);
 	put(s, 2, 3, 7, 1);
-	CHECK(pack_of(s, 3, false, &flags, &total) == V2 + 3 * WIDE &&
-		  flags == CC_STORED_FLAG_OVERFLOW && total == 0);
+	CHECK(pack_of(s, 3, false, &hdr, &total) == V2 + 3 * WIDE &&
+		  hdr == HDR(2, CC_STORED_FLAG_OVERFLOW) && total == 0);
 	CHECK(stored_round_trip(s, 3, false, true, NULL));
 
-	/* a negative narrow total */
+	/* a negative total of four-byte values */
 	put(s, 0, 1, 3, INT32_MIN);
 	put(s, 1, 2, 4, INT32_MIN);
-	CHECK(pack_of(s, 2, false, &flags, &total) == V2 + 2 * NARROW &&
-		  flags == CC_STORED_FLAG_NARROW && total == 2 * (int64_t) INT32_MIN);
+	CHECK(pack_of(s, 2, false, &hdr, &total) == V3 + 2 * 21 &&
+		  hdr == HDR(3, 0x0d) && total == 2 * (int64_t) INT32_MIN);
 	CHECK(stored_round_trip(s, 2, false, true, NULL));
+
+	/*
+	 * 16 and 17 shards of the largest four-byte values: summed on read,
+	 * then kept, exact either way
+	 */
+	for (size_t n = 16; n <= 17; n++)
+	{
+		for (size_t i = 0; i < n; i++)
+			put(s, i, (uint8_t) (i + 1), 1, INT32_MIN);
+		CHECK(pack_of(s, n, false, &hdr, &total) == (n > 16 ? V3 + 8 : V3) + n * 21 &&
+			  total == (int64_t) n * INT32_MIN);
+		CHECK(stored_round_trip(s, n, false, true, NULL));
+	}
 }
 
 /* ------------------------------------------------------------ version 1 */
@@ -446,7 +620,7 @@ stored_version1(void)
 	/* 01 00 00 00 alone: {}, value 0 */
 	v1 = exact_copy("\x01\x00\x00\x00", 4);
 	CHECK(cc_stored_open(v1, 4, &st, &err) == CC_OK && st.n == 0 && !st.tombstone &&
-		  !st.total_kept && !st.narrow && st.shards == v1 + 4);
+		  !st.total_kept && st.lay == CC_LAY_WIDE && st.shards == v1 + 4);
 	CHECK(cc_stored_value(&st, &value, &err) == CC_OK && value == 0);
 	free(v1);
 
@@ -464,7 +638,7 @@ stored_version1(void)
 	memcpy(v1, "\x01\x00\x00\x00", 4);
 	memcpy(v1 + 4, s, 3 * WIDE);
 	CHECK(cc_stored_open(v1, 4 + 3 * WIDE, &st, &err) == CC_OK && st.n == 3 &&
-		  st.shards == v1 + 4 && !st.total_kept && !st.narrow && !st.overflow);
+		  st.shards == v1 + 4 && !st.total_kept && st.lay == CC_LAY_WIDE && !st.overflow);
 	CHECK(cc_stored_value(&st, &value, &err) == CC_OK &&
 		  value == 33 + (int64_t) INT32_MIN);
 	free(v1);
@@ -576,22 +750,125 @@ refuse_saying(stored_bytes x, const char *sentence, const char *what)
 
 /* Accepted, with n shards of the given layout. */
 static void
-opens_as(stored_bytes x, size_t n, bool narrow, const char *what)
+opens_as(stored_bytes x, size_t n, uint8_t lay, const char *what)
 {
 	unsigned char *in = exact_copy(x.b, x.len);
 	cc_stored	st;
 	cc_error	err;
 
 	CHECKF(cc_stored_open(in, x.len, &st, &err) == CC_OK && st.n == n &&
-		   st.narrow == narrow && st.shards == in + (x.b[0] == 1 ? 4 : V2),
-		   "%s (%zu bytes): n %zu, narrow %d", what, x.len, st.n, (int) st.narrow);
+		   st.lay == lay && st.shards == in + ref_head(x.b),
+		   "%s (%zu bytes): n %zu, layout %02x", what, x.len, st.n, (unsigned) st.lay);
 	free(in);
+}
+
+/* Version 3 bytes: 3, the layout byte, the total when flagged, body bytes of 0x11. */
+static stored_bytes
+mk3(uint8_t layout, size_t body)
+{
+	stored_bytes x;
+	size_t		head = V3 + ((layout & CC_STORED_V3_TOTAL) ? 8 : 0);
+	int64_t		total = 77;
+
+	memset(x.b, 0x11, sizeof(x.b));
+	x.b[0] = 3;
+	x.b[1] = layout;
+	if (layout & CC_STORED_V3_TOTAL)
+		memcpy(x.b + V3, &total, 8);
+	x.len = head + body;
+	return x;
+}
+
+/* x cut to len bytes; header bytes past the end read as 0 in messages */
+static stored_bytes
+cut(stored_bytes x, size_t len)
+{
+	x.len = len;
+	for (size_t k = len; k < 4; k++)
+		x.b[k] = 0;
+	return x;
+}
+
+static void
+stored_refusals_v3(void)
+{
+	stored_bytes x;
+
+	/* one byte is no header; two are {} of any layout */
+	refuse_saying(cut(mk3(0x05, 0), 1), "A version 3 header is short",
+				  "a version 3 header of one byte");
+	for (unsigned lay = 0; lay <= CC_LAY_MASK; lay++)
+	{
+		size_t		size = 16 + cc_lay_width(lay & 3) + cc_lay_width(lay >> 2);
+
+		opens_as(mk3((uint8_t) lay, 0), 0, (uint8_t) lay, "version 3, no shards");
+		opens_as(mk3((uint8_t) lay, size), 1, (uint8_t) lay, "version 3, one shard");
+		opens_as(mk3((uint8_t) lay, 3 * size), 3, (uint8_t) lay, "version 3, three shards");
+		opens_as(mk3((uint8_t) (lay | CC_STORED_V3_TOTAL), 2 * size), 2, (uint8_t) lay,
+				 "version 3 with its total, two shards");
+		/* a record cut short, or one byte too many, at every layout */
+		refuse_saying(mk3((uint8_t) lay, size - 1), "The shards do not fill the value",
+					  "version 3, a short record");
+		refuse_saying(mk3((uint8_t) lay, 2 * size + 1), "The shards do not fill the value",
+					  "version 3, a byte past two records");
+		refuse_saying(mk3((uint8_t) (lay | CC_STORED_V3_TOTAL), size + 1),
+					  "The shards do not fill the value",
+					  "version 3 with its total, a byte past a record");
+	}
+	/* the total flagged but cut short, at every length short of 8 bytes */
+	for (size_t len = V3; len < V3 + 8; len++)
+	{
+		refuse_saying(cut(mk3(0x05 | CC_STORED_V3_TOTAL, 0), len),
+					  "The total of a version 3 value is short",
+					  "version 3, a total cut short");
+	}
+	/* every unknown bit of the layout byte */
+	for (int bit = 5; bit < 8; bit++)
+	{
+		refuse_saying(mk3((uint8_t) (0x05 | 1 << bit), 18), "Unknown flags in a version 3 value",
+					  "version 3 with an unknown flag");
+		refuse(mk3((uint8_t) (1 << bit), 0), true, "version 3 with only an unknown flag");
+	}
+	/* the kept total is read as it lies, and the prefix reader reads it */
+	{
+		unsigned char *in;
+		cc_stored	st;
+		int64_t		v = 0;
+
+		x = mk3(0x05 | CC_STORED_V3_TOTAL, 18);
+		in = exact_copy(x.b, x.len);
+		CHECK(cc_stored_open(in, x.len, &st, NULL) == CC_OK && st.total_kept &&
+			  cc_stored_value(&st, &v, NULL) == CC_OK && v == 77);
+		CHECK(cc_stored_prefix_suffices(in, V3 + 8) && !cc_stored_prefix_suffices(in, V3 + 7));
+		CHECK(cc_stored_prefix(in, V3 + 8, &st, NULL) == CC_OK && st.total == 77 &&
+			  st.n == 0 && st.lay == 0x05);
+		free(in);
+		/* without the flag, the records are summed: 0x11 each, one byte */
+		x = mk3(0x05, 3 * 18);
+		in = exact_copy(x.b, x.len);
+		CHECK(cc_stored_open(in, x.len, &st, NULL) == CC_OK && !st.total_kept &&
+			  cc_stored_value(&st, &v, NULL) == CC_OK && v == 3 * 0x11);
+		CHECK(!cc_stored_prefix_suffices(in, x.len));
+		free(in);
+		/* eight-byte values are summed exactly, and may leave bigint */
+		x = mk3(0x01, 2 * 25);
+		{
+			int64_t		big = INT64_MAX;
+
+			memcpy(x.b + V3 + 17, &big, 8);
+			memcpy(x.b + V3 + 25 + 17, &big, 8);
+		}
+		in = exact_copy(x.b, x.len);
+		CHECK(cc_stored_open(in, x.len, &st, NULL) == CC_OK &&
+			  cc_stored_value(&st, &v, NULL) == CC_ERR_OVERFLOW);
+		free(in);
+	}
 }
 
 static void
 stored_refusals(void)
 {
-	static const uint8_t versions[] = {0, 3, 4, 0x80, 255};
+	static const uint8_t versions[] = {0, 4, 5, 0x80, 255};
 	stored_bytes x;
 
 	/* shorter than any header */
@@ -699,7 +976,7 @@ stored_refusals(void)
 		x = MKF(two, 0, 128 + 3 * WIDE);
 		in = exact_copy(x.b, x.len);
 		CHECK(cc_stored_open(in, x.len, &st, NULL) == CC_OK && st.nf == 2 &&
-			  st.n == 3 && !st.narrow && st.folds == in + V2 + 8 &&
+			  st.n == 3 && st.lay == CC_LAY_WIDE && st.folds == in + V2 + 8 &&
 			  st.shards == in + V2 + 8 + 128);
 		free(in);
 		x = MKF(one, 0, 64);
@@ -731,12 +1008,12 @@ stored_refusals(void)
 				   "narrow version 2, a partial shard");
 	}
 	/* the same lengths fill the other layout: the flag decides the stride */
-	opens_as(mk(2, 0, 0, 0, 0, 3 * WIDE), 3, false, "wide, 96 bytes of shards");
-	opens_as(mk(2, CC_STORED_FLAG_NARROW, 0, 0, 0, 3 * WIDE), 4, true,
+	opens_as(mk(2, 0, 0, 0, 0, 3 * WIDE), 3, CC_LAY_WIDE, "wide, 96 bytes of shards");
+	opens_as(mk(2, CC_STORED_FLAG_NARROW, 0, 0, 0, 3 * WIDE), 4, CC_LAY_NARROW,
 		   "narrow, 96 bytes of shards");
-	opens_as(mk(2, CC_STORED_FLAG_NARROW, 0, 0, 0, NARROW), 1, true, "narrow, one shard");
-	opens_as(mk(2, 0, 0, 0, 0, WIDE), 1, false, "wide, one shard");
-	opens_as(mk(1, 0, 0, 0, 0, 4 * WIDE), 4, false, "version 1, four shards");
+	opens_as(mk(2, CC_STORED_FLAG_NARROW, 0, 0, 0, NARROW), 1, CC_LAY_NARROW, "narrow, one shard");
+	opens_as(mk(2, 0, 0, 0, 0, WIDE), 1, CC_LAY_WIDE, "wide, one shard");
+	opens_as(mk(1, 0, 0, 0, 0, 4 * WIDE), 4, CC_LAY_WIDE, "version 1, four shards");
 
 	/* a tombstone has no shards, no other flag and no total */
 	refuse(mk(1, 1, 0, 0, 0, WIDE), false, "a version 1 tombstone with a shard");
@@ -780,8 +1057,7 @@ stored_prefixes(void)
 
 	put(s, 0, 1, 9, -40);
 	put(s, 1, 2, 9, 2);
-	memcpy(buf + V2, s, 2 * WIDE);
-	len = cc_stored_pack(buf, 2, false);
+	len = ref_v2(s, 2, false, buf);
 	CHECK(len == V2 + 2 * NARROW);
 	/* fewer than 12 bytes of a version 2 value are not enough */
 	for (size_t avail = 0; avail < V2; avail++)
@@ -794,7 +1070,7 @@ stored_prefixes(void)
 	head = exact_copy(buf, V2);
 	CHECK(cc_stored_prefix(head, V2, &st, &err) == CC_OK && st.n == 0 &&
 		  !st.tombstone && !st.overflow && st.total_kept && st.total == -38 &&
-		  st.narrow);
+		  st.lay == CC_LAY_NARROW);
 	free(head);
 	/* more than 12 bytes, not a whole value: only the header is read */
 	for (size_t avail = V2 + 1; avail < len; avail++)
@@ -828,5 +1104,6 @@ test_stored(void)
 	stored_totals();
 	stored_version1();
 	stored_refusals();
+	stored_refusals_v3();
 	stored_prefixes();
 }

@@ -13,18 +13,19 @@
  * byte map in cc_stored.h, read again plainly below.  Rejected bytes give
  * CC_ERR_BINARY and a printable detail.  Accepted bytes are widened into
  * exactly n records, which must be the records as they lie; their value is
- * the kept total (version 2) or the exact walk (version 1); their first 12
- * bytes alone give the same flag and total (version 2).  The prefix reader
- * is run on every input too, against the verdict of the first 12 bytes.
+ * the kept total (version 2, version 3 with flag 0x10) or the exact walk
+ * (version 1, version 3 without it); their first 12 bytes alone give the
+ * same flag and total where the total is kept.  The prefix reader is run
+ * on every input too, against the verdict of the first 12 bytes.
  * Fold records (flag 0x08) are located and counted, not read: the glue
  * reads them through cc_fold.h, whose checks the fuzzers of the forms run.
  *
- * When the widened shards are canonical and, in version 2, the kept total is
- * their exact sum (or 0 with the OVERFLOW flag when that leaves int64), the
- * state is packed again (fuzz_stored_round_trip: deterministic, narrow
- * exactly when everything fits, reopens to the same shards and total), and
- * the packed bytes equal the input exactly when the input was a version 2
- * value in the form the packer writes: one spelling per state.  Such a
+ * When the widened shards are canonical and a kept total is their exact sum
+ * (or 0 with the OVERFLOW flag when that leaves int64), the state is packed
+ * again (fuzz_stored_round_trip: deterministic, the narrowest widths,
+ * reopens to the same shards and total), and the packed bytes equal the
+ * input exactly when the input was in the form the packer writes: one
+ * spelling per state.  Such a
  * state is also incremented, on the stored form and on the widened shards
  * (check_increments), to the same bytes or the same error.
  */
@@ -38,7 +39,8 @@ typedef struct ref_stored
 	size_t		size;
 	size_t		n;
 	bool		tombstone;
-	bool		narrow;
+	uint8_t		lay;			/* CC_LAY_* */
+	bool		kept;			/* the total is in the header */
 	bool		overflow;
 	int64_t		total;
 	size_t		nf;				/* fold records (flag 0x08), after 8 bytes */
@@ -51,6 +53,30 @@ ref_open(const uint8_t *d, size_t len, bool header_only)
 	ref_stored	r;
 
 	memset(&r, 0, sizeof(r));
+	if (len >= 1 && d[0] == 3)
+	{
+		/* version 3: layout bits 0-3, 0x10 the total, nothing else */
+		if (len < 2 || (d[1] & 0xe0) != 0)
+			return r;
+		r.lay = d[1] & 0x0f;
+		r.kept = (d[1] & 0x10) != 0;
+		r.head = r.kept ? 10 : 2;
+		if (len < r.head)
+			return r;
+		if (r.kept)
+			memcpy(&r.total, d + 2, 8);
+		r.size = 16 + cc_lay_width(r.lay & 3) + cc_lay_width(r.lay >> 2);
+		if (header_only)
+		{
+			r.ok = true;
+			return r;
+		}
+		if ((len - r.head) % r.size != 0)
+			return r;
+		r.n = (len - r.head) / r.size;
+		r.ok = true;
+		return r;
+	}
 	if (len < 4 || d[2] != 0 || d[3] != 0)
 		return r;
 	if (d[0] == 1)
@@ -67,12 +93,13 @@ ref_open(const uint8_t *d, size_t len, bool header_only)
 		if (len < 12 || (d[1] & 0xf0) != 0)
 			return r;
 		r.head = 12;
-		r.narrow = (d[1] & 0x04) != 0;
+		r.kept = true;
+		r.lay = (d[1] & 0x04) ? CC_LAY_NARROW : CC_LAY_WIDE;
 		r.overflow = (d[1] & 0x02) != 0;
-		r.size = r.narrow ? 24 : 32;
+		r.size = r.lay ? 24 : 32;
 		memcpy(&r.total, d + 4, 8);
 		/* out of range: total 0, and never with narrow shards */
-		if (r.overflow && (r.total != 0 || r.narrow))
+		if (r.overflow && (r.total != 0 || r.lay))
 			return r;
 		/* fold records: never narrow; a count >= 1, 4 zero bytes, records */
 		if (d[1] & 0x08)
@@ -80,7 +107,7 @@ ref_open(const uint8_t *d, size_t len, bool header_only)
 			uint32_t	nf,
 						pad;
 
-			if (r.narrow)
+			if (r.lay)
 				return r;
 			if (!header_only)
 			{
@@ -105,34 +132,39 @@ ref_open(const uint8_t *d, size_t len, bool header_only)
 	if (r.tombstone && (r.n != 0 || d[1] != 0x01 || r.total != 0))
 		return r;
 	/* narrow is flagged only when there are shards */
-	if (r.narrow && r.n == 0 && !header_only)
+	if (r.lay && r.n == 0 && !header_only)
 		return r;
 	r.ok = true;
 	return r;
 }
 
-/* Record i as it lies, narrow or wide. */
+/*
+ * The little-endian number of the given bytes at p: zero-extended, or
+ * sign-extended from its top bit.
+ */
+static int64_t
+ref_number(const uint8_t *p, size_t bytes, bool is_signed)
+{
+	uint64_t	u = 0;
+
+	for (size_t k = 0; k < bytes; k++)
+		u |= (uint64_t) p[k] << (8 * k);
+	if (is_signed && bytes < 8 && (u >> (8 * bytes - 1)) & 1)
+		u |= ~(uint64_t) 0 << (8 * bytes);
+	return (int64_t) u;
+}
+
+/* Record i as it lies, in its layout. */
 static void
 ref_record(const uint8_t *d, const ref_stored *r, size_t i, cc_shard *sh)
 {
 	const uint8_t *p = d + r->head + i * r->size;
+	size_t		cw = cc_lay_width(r->lay & 3),
+				vw = cc_lay_width(r->lay >> 2);
 
 	memcpy(sh->id, p, CC_ID_LEN);
-	if (r->narrow)
-	{
-		uint32_t	c;
-		int32_t		v;
-
-		memcpy(&c, p + 16, 4);
-		memcpy(&v, p + 20, 4);
-		sh->clock = c;
-		sh->value = v;
-	}
-	else
-	{
-		memcpy(&sh->clock, p + 16, 8);
-		memcpy(&sh->value, p + 24, 8);
-	}
+	sh->clock = ref_number(p + 16, cw, false);
+	sh->value = ref_number(p + 16 + cw, vw, true);
 }
 
 /*
@@ -247,7 +279,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	 */
 	{
 		bool		v2 = size >= 4 && data[0] == 2;
-		ref_stored	want = ref_open(data, v2 && size > 12 ? 12 : size, v2);
+		bool		v3 = size >= 10 && data[0] == 3 && (data[1] & 0x10);
+		ref_stored	want = v3 ? ref_open(data, 10, true) :
+			ref_open(data, v2 && size > 12 ? 12 : size, v2);
 		unsigned char *block = fuzz_alloc(size);
 		unsigned char *in = size > 0 ? memcpy(block, data, size) : block + 1;
 
@@ -257,9 +291,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK((rc == CC_OK) == want.ok);
 		if (rc != CC_OK)
 			fuzz_check_error(&err, CC_ERR_BINARY);
-		else if (v2)
+		else if (v2 || v3)
 			FUZZ_CHECK(st2.n == 0 && st2.tombstone == want.tombstone &&
-					   st2.overflow == want.overflow && st2.total == want.total);
+					   st2.overflow == want.overflow && st2.total == want.total &&
+					   st2.lay == want.lay);
 	}
 
 	fuzz_poison_error(&err);
@@ -275,9 +310,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	/* the description is the byte map's; the shards lie in the input */
 	FUZZ_CHECK(st.n == ref.n && st.tombstone == ref.tombstone);
-	FUZZ_CHECK(st.narrow == ref.narrow && st.overflow == ref.overflow);
-	FUZZ_CHECK(st.total_kept == (data[0] == 2));
-	FUZZ_CHECK(st.total == ref.total);
+	FUZZ_CHECK(st.lay == ref.lay && st.overflow == ref.overflow);
+	FUZZ_CHECK(st.total_kept == ref.kept);
+	FUZZ_CHECK(!st.total_kept || st.total == ref.total);
 	FUZZ_CHECK(st.shards == data + ref.head);
 	FUZZ_CHECK(size == ref.head + ref.n * ref.size);
 	FUZZ_CHECK(st.nf == ref.nf && (st.nf == 0 ? st.folds == NULL : st.folds == data + 20));
@@ -295,7 +330,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	in_range = exact >= INT64_MIN && exact <= INT64_MAX;
 
-	/* the value: the walk in version 1, the kept total in version 2 */
+	/* the value: the kept total, or the walk */
 	if (!st.tombstone)
 	{
 		int64_t		got = 0;
@@ -314,7 +349,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 
 	/* a 12-byte slice of the first bytes, in a block of its own */
-	if (data[0] == 2)
+	if (st.total_kept && size >= 12)
 	{
 		unsigned char *head = fuzz_alloc(12);
 
@@ -344,23 +379,24 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		/*
 		 * One spelling per state: the input comes back byte for byte exactly
-		 * when it was version 2 with the NARROW flag where the packer puts
-		 * it (everything else of a consistent input is already forced).
+		 * when it was what the packer writes: version 3 of the narrowest
+		 * layout, the total kept past 16 shards; version 2 for a tombstone
+		 * or a sum outside int64, wide (everything else of a consistent
+		 * input is already forced).
 		 */
-		if (data[0] == 2)
 		{
-			bool		fits = !st.tombstone && st.n > 0;
+			int			cw,
+						vw;
+			bool		canon;
 
-			for (size_t i = 0; i < st.n; i++)
-			{
-				cc_shard	sh;
-
-				cc_load(wide, i, &sh);
-				fits = fits && sh.clock <= (int64_t) UINT32_MAX &&
-					sh.value >= INT32_MIN && sh.value <= INT32_MAX;
-			}
-			FUZZ_CHECK((len == size && memcmp(packed, data, size) == 0) ==
-					   (st.narrow == fits));
+			if (data[0] == 3)
+				canon = in_range && st.lay == fuzz_min_lay(wide, st.n, &cw, &vw) &&
+					st.total_kept == (st.n > 16);
+			else if (data[0] == 2)
+				canon = st.tombstone || (st.overflow && st.lay == CC_LAY_WIDE);
+			else
+				canon = false;
+			FUZZ_CHECK((len == size && memcmp(packed, data, size) == 0) == canon);
 		}
 		free(packed);
 		check_increments(&st, wide, data, size);

@@ -227,8 +227,59 @@ def stored_v2(shards, flags=None, total=None, narrow=None, reserved=b"\0\0",
     return out
 
 
+def width(x, signed):
+    if signed:
+        for b in (1, 2, 4):
+            if -2**(8 * b - 1) <= x < 2**(8 * b - 1):
+                return b
+        return 8
+    if x < 0:
+        return 8
+    for b in (1, 2, 4):
+        if x < 2**(8 * b):
+            return b
+    return 8
+
+
+CODE = {8: 0, 1: 1, 2: 2, 4: 3}
+PACK = {(1, False): "<B", (2, False): "<H", (4, False): "<I", (8, False): "<q",
+        (1, True): "<b", (2, True): "<h", (4, True): "<i", (8, True): "<q"}
+
+
+def stored_v3(shards, cw=None, vw=None, kept=None, total=None):
+    """Version 3 (1.12): 3, layout (clock code | value code << 2 | 0x10 kept),
+    the total when kept, then id, clock, value at those widths."""
+    if cw is None:
+        cw = max([1] + [width(c, False) for _, c, _ in shards])
+    if vw is None:
+        vw = max([1] + [width(v, True) for _, _, v in shards])
+    if kept is None:
+        kept = len(shards) > 16
+    out = bytes([3, CODE[cw] | CODE[vw] << 2 | (0x10 if kept else 0)])
+    if kept:
+        out += struct.pack("<q", sum(v for _, _, v in shards) if total is None else total)
+    for u, clock, value in shards:
+        out += (uuid_bytes(u) + struct.pack(PACK[(cw, False)], clock) +
+                struct.pack(PACK[(vw, True)], value))
+    return out
+
+
 def stored_seeds():
     s = "fuzz_stored"
+    spec = [(SPEC1, 3, 42), (SPEC2, 1, -5)]
+    write(s, "v3_empty", stored_v3([]))
+    write(s, "v3_spec_example", stored_v3(spec))
+    write(s, "v3_edges_1_2", stored_v3(
+        [(ONE, 255, -128), (LOW_EDGE, 256, 127), (HIGH_EDGE, 65535, -32768)]))
+    write(s, "v3_edges_4_8", stored_v3(
+        [(ONE, 2**32 - 1, -2**31), (LOW_EDGE, 2**32, 2**31), (HIGH_EDGE, 7, -1)]))
+    write(s, "v3_kept_total", stored_v3(
+        [("%032x" % (i + 1), i + 1, i - 9) for i in range(17)]))
+    write(s, "v3_not_narrowest", stored_v3(spec, cw=4, vw=8))
+    write(s, "v3_kept_but_few", stored_v3(spec, kept=True))
+    write(s, "bad_v3_flag", bytes([3, 0x25]))
+    write(s, "bad_v3_short_total", stored_v3(spec, kept=True)[:9])
+    write(s, "bad_v3_partial", stored_v3(spec)[:-1])
     spec = [(SPEC1, 3, 42), (SPEC2, 1, -5)]
     write(s, "v2_empty", stored_v2([]))
     write(s, "v2_tombstone", stored_v2([], tombstone=True))
@@ -253,7 +304,7 @@ def stored_seeds():
     # rejected
     write(s, "bad_short", bytes([2, 0, 0]))
     write(s, "bad_v2_short_total", stored_v2([])[:11])
-    write(s, "bad_version_3", bytes([3]) + stored_v2([])[1:])
+    write(s, "bad_version_4", bytes([4]) + stored_v2([])[1:])
     write(s, "bad_reserved", stored_v2(spec, reserved=b"\0\1"))
     write(s, "bad_v1_flag", stored_v1([], flags=2))
     write(s, "bad_v2_flag", stored_v2([], flags=16))
