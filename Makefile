@@ -12,7 +12,7 @@
 
 EXTENSION = counter_crdt
 MODULE_big = counter_crdt
-EXTVERSION = 1.11
+EXTVERSION = 1.12
 
 # The core (src/core/): plain C, no PostgreSQL header (src/core/README.md).
 CORE_SRCS = src/core/cc_base.c src/core/cc_stored.c src/core/cc_wire.c \
