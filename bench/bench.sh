@@ -113,6 +113,11 @@
 #                                coordinator vs one server; about four
 #                                minutes; its knobs are FDW_*) and append its
 #                                table to BENCH_OUT; 0 skips it
+#   BENCH_BYTES [1]              then run bench/bytes.sh (what a counter
+#                                costs in bytes against a bigint: stored, WAL
+#                                per increment, pgoutput per increment; about
+#                                a minute; its knobs are BYTES_*) and append
+#                                its table to BENCH_OUT; 0 skips it
 #
 set -euo pipefail
 
@@ -623,7 +628,7 @@ say "wrote $OUT"
 
 # The sections below start servers of their own.
 if [ "${BENCH_REPLICATED:-1}" != 0 ] || [ "${BENCH_WRITERS:-1}" != 0 ] ||
-	[ "${BENCH_FDW:-1}" != 0 ]; then
+	[ "${BENCH_FDW:-1}" != 0 ] || [ "${BENCH_BYTES:-1}" != 0 ]; then
 	pg_stop "$PGC_DIR"
 fi
 
@@ -665,4 +670,18 @@ if [ "${BENCH_FDW:-1}" != 0 ]; then
 		echo '```'
 	} >>"$OUT"
 	say "appended the postgres_fdw figures to $OUT"
+fi
+
+if [ "${BENCH_BYTES:-1}" != 0 ]; then
+	say "bytes per counter: bench/bytes.sh"
+	bash "$ROOT/bench/bytes.sh" | tee "$WORK/bytes.out"
+	{
+		echo
+		echo "## Bytes per counter (\`bench/bytes.sh\`)"
+		echo
+		echo '```'
+		sed -n '/^bytes per counter:/,$p' "$WORK/bytes.out"
+		echo '```'
+	} >>"$OUT"
+	say "appended the bytes per counter to $OUT"
 fi
