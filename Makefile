@@ -46,7 +46,7 @@ REGRESS = type_io text_errors binary_io increment merge value aggregate write_gu
 	upgrade owned_objects privileges health ordering replica_hazards digest_agg \
 	difference exactly_once json layout writers replica_glue latin1 fold \
 	fold_forms sweep_rights retired_guards markings numbers number_plans \
-	metrics metrics_tables counter_domains health_published
+	metrics metrics_tables counter_domains health_published replica_merge_cache
 EXTRA_CLEAN = test/core_test test/core_test_sanitize bench/microbench bench/fold_shapes test/tmp_check
 
 # Warnings are errors where the test command builds (COUNTER_CRDT_WERROR=1,

@@ -83,7 +83,8 @@
 # of each side's last round (apply_b.data, apply_c.data, apply_cbin.data).
 # REPL_CALLGRIND=1: instead of the timed rounds and the mesh, count the
 # instructions of each side's apply worker and walsender per change under
-# callgrind (section 1b; REPL_CG_N1 [400], REPL_CG_N2 [2400]).
+# callgrind (section 1b; REPL_CG_N1 [400], REPL_CG_N2 [2400]; REPL_CG_SIDES
+# ["b bt bw c cbin"]: the sides counted, b first).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -270,10 +271,13 @@ SH
 	# per change of FUNCTION between the N1 and N2 profiles
 	per() { echo $(( ($(incl "$CG/cg.$2" "$1") - $(incl "$CG/cg.$3" "$1")) / (N2 - N1) )); }
 	declare -A CGA CGW CGOA CGOW
-	for side in b bt bw c cbin; do
+	CG_SIDES=${REPL_CG_SIDES:-"b bt bw c cbin"}
+	[ "${CG_SIDES%% *}" = b ] || die "REPL_CG_SIDES must start with b (the baseline)"
+	for side in $CG_SIDES; do
 		cg_once $side 200 >/dev/null
 		read -r a1 w1 < <(cg_once $side "$N1")
 		read -r a2 w2 < <(cg_once $side "$N2")
+		[ -z "${PGC_KEEP:-}" ] || say "  profiles of $side (kept): $CG/cg.$a1 and cg.$a2 (apply), cg.$w1 and cg.$w2 (walsender)"
 		CGA[$side]=$(per ApplyWorkerMain "$a2" "$a1")
 		CGW[$side]=$(per PostgresMain "$w2" "$w1")
 		case $side in
@@ -292,7 +296,7 @@ SH
 	echo "replicated path in instructions: PostgreSQL $(q a -c 'SHOW server_version'), $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo
 	printf '%-44s %14s %8s %14s %8s %12s %12s\n' "side (instructions per change)" "apply worker" "vs b" "walsender" "vs b" "own, apply" "own, sender"
-	for side in b bt bw c cbin; do
+	for side in $CG_SIDES; do
 		printf '%-44s %14s %6s x %14s %6s x %12s %12s\n' "${SIDE_NAME[$side]}" "${CGA[$side]}" \
 			"$(calc "${CGA[$side]} / ${CGA[b]}")" "${CGW[$side]}" "$(calc "${CGW[$side]} / ${CGW[b]}")" \
 			"${CGOA[$side]}" "${CGOW[$side]}"

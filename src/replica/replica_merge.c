@@ -28,6 +28,7 @@
 #include "type/value.h"
 
 #include "access/htup_details.h"
+#include "executor/tuptable.h"
 #include "commands/trigger.h"
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
@@ -92,8 +93,11 @@ cc_applied_value(Relation rel, const CcTableInfo *info, HeapTuple keytup,
 	bool		stripped;
 	uint8_t    *ids;
 	int			nids;
-	Datum		d = cc_retired_strip(incoming, &stripped, &ids, &nids);
+	Datum		d;
 
+	if (!cc_retired_any_forgotten())
+		return incoming;
+	d = cc_retired_strip(incoming, &stripped, &ids, &nids);
 	if (!stripped)
 		return d;
 	if (record)
@@ -190,6 +194,15 @@ cc_check_own_insert(TriggerData *td, const CcTableInfo *info, CcOwnInsert *own)
 	own->merged = true;
 }
 
+/* Columns whose arrays cc_merge_update() keeps on the stack. */
+#define CC_MERGE_LOCAL_ATTS 16
+
+/*
+ * The merged row of an applied UPDATE; NULL when the local row already
+ * holds it.  The columns are read from the trigger's slots: the applied row
+ * is the apply worker's slot of values (no deform), the local row is
+ * deformed once.
+ */
 static HeapTuple
 cc_merge_update(TriggerData *td, const CcTableInfo *info, bool own_insert)
 {
@@ -197,12 +210,33 @@ cc_merge_update(TriggerData *td, const CcTableInfo *info, bool own_insert)
 	TupleDesc	desc = RelationGetDescr(rel);
 	HeapTuple	oldtup = td->tg_trigtuple;
 	HeapTuple	newtup = td->tg_newtuple;
-	Datum	   *values = palloc(sizeof(Datum) * desc->natts);
-	bool	   *nulls = palloc(sizeof(bool) * desc->natts);
-	bool	   *replace = palloc0(sizeof(bool) * desc->natts);
+	TupleTableSlot *oldslot = td->tg_trigslot;
+	TupleTableSlot *newslot = td->tg_newslot;
+	Datum		values_local[CC_MERGE_LOCAL_ATTS];
+	bool		nulls_local[CC_MERGE_LOCAL_ATTS];
+	bool		replace_local[CC_MERGE_LOCAL_ATTS];
+	Datum	   *values = values_local;
+	bool	   *nulls = nulls_local;
+	bool	   *replace = replace_local;
 	bool		any_change = false;
 	bool		all_incoming = true;	/* every merge is the replicated value */
 
+	if (desc->natts > CC_MERGE_LOCAL_ATTS)
+	{
+		values = palloc(sizeof(Datum) * desc->natts);
+		nulls = palloc(sizeof(bool) * desc->natts);
+		replace = palloc(sizeof(bool) * desc->natts);
+	}
+	memset(replace, 0, sizeof(bool) * desc->natts);
+	/* a slot of another shape (none that PostgreSQL passes): the tuples */
+	if (oldslot != NULL && oldslot->tts_tupleDescriptor->natts == desc->natts)
+		slot_getallattrs(oldslot);
+	else
+		oldslot = NULL;
+	if (newslot != NULL && newslot->tts_tupleDescriptor->natts == desc->natts)
+		slot_getallattrs(newslot);
+	else
+		newslot = NULL;
 	for (int i = 0; i < desc->natts; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, i);
@@ -214,8 +248,20 @@ cc_merge_update(TriggerData *td, const CcTableInfo *info, bool own_insert)
 		/* generated columns are computed again after BEFORE triggers */
 		if (att->attisdropped || att->attgenerated)
 			continue;
-		o = heap_getattr(oldtup, i + 1, desc, &onull);
-		n = heap_getattr(newtup, i + 1, desc, &nnull);
+		if (oldslot != NULL)
+		{
+			o = oldslot->tts_values[i];
+			onull = oldslot->tts_isnull[i];
+		}
+		else
+			o = heap_getattr(oldtup, i + 1, desc, &onull);
+		if (newslot != NULL)
+		{
+			n = newslot->tts_values[i];
+			nnull = newslot->tts_isnull[i];
+		}
+		else
+			n = heap_getattr(newtup, i + 1, desc, &nnull);
 		if (info->is_counter[i])
 		{
 			bool		changed;

@@ -22,6 +22,8 @@
 #include "catalog/pg_type.h"
 #include "lib/stringinfo.h"
 #include "utils/builtins.h"
+#include "utils/hsearch.h"
+#include "utils/memutils.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
@@ -174,7 +176,164 @@ cc_trigger_types(Oid fn, Oid *nsp, Oid *counter_type)
 }
 
 /*
- * Checks how a trigger function of ours was called and reads the table;
+ * What cc_table_check() found in a table whose check passed, kept per
+ * backend by relation OID: the merge trigger runs for every applied row,
+ * and the columns and the key of a table change only by DDL, which sends a
+ * relcache invalidation of it (a new column, a dropped one, a new type, a
+ * primary key made or dropped).  That invalidation, or a reset of the whole
+ * relcache, marks the entry stale, and so does another counter type than
+ * the one it was checked with (the extension made again: cc_trigger_types()
+ * forgets the type on any change of a function or a type).  A stale entry
+ * is read again at its next use.  A table that fails the check
+ * is not kept: the error is raised again on every call, as before.
+ *
+ * Callers get the entry's arrays, not copies, and only read them.  A trigger
+ * call of ours may still hold them while a nested statement (the SPI insert
+ * of the merge trigger, the tombstone update of the delete trigger) takes in
+ * an invalidation and reads the table again; so the arrays of a stale entry
+ * are freed at the end of the transaction, never sooner.
+ */
+typedef struct CcTableEntry
+{
+	Oid			relid;			/* hash key */
+	bool		valid;
+	Oid			counter_type;	/* what the check compared with */
+	CcTableInfo info;			/* arrays in CacheMemoryContext */
+} CcTableEntry;
+
+static HTAB *cc_tables = NULL;
+static CcTableEntry *cc_tables_last = NULL;	/* the entry found last */
+static uint64 cc_tables_invals = 0;	/* invalidations taken in so far */
+
+static void
+cc_tables_forget(Oid relid)
+{
+	HASH_SEQ_STATUS seq;
+	CcTableEntry *e;
+
+	cc_tables_invals++;
+	if (cc_tables == NULL)
+		return;
+	if (OidIsValid(relid))
+	{
+		e = hash_search(cc_tables, &relid, HASH_FIND, NULL);
+		if (e != NULL)
+			e->valid = false;
+		return;
+	}
+	hash_seq_init(&seq, cc_tables);
+	while ((e = hash_seq_search(&seq)) != NULL)
+		e->valid = false;
+}
+
+static void
+cc_tables_relcache(Datum arg, Oid relid)
+{
+	cc_tables_forget(relid);
+}
+
+/* At the end of the transaction: the arrays of a stale entry. */
+static void
+cc_table_info_free(void *arg)
+{
+	CcTableInfo *old = (CcTableInfo *) arg;
+
+	pfree(old->is_counter);
+	bms_free(old->pkey);
+	pfree(old);
+}
+
+static void
+cc_table_info_free_later(const CcTableInfo *info)
+{
+	MemoryContextCallback *cb;
+	CcTableInfo *old;
+
+	if (info->is_counter == NULL)
+		return;
+	old = MemoryContextAlloc(CacheMemoryContext, sizeof(CcTableInfo));
+	*old = *info;
+	cb = MemoryContextAlloc(TopTransactionContext, sizeof(MemoryContextCallback));
+	cb->func = cc_table_info_free;
+	cb->arg = old;
+	MemoryContextRegisterResetCallback(TopTransactionContext, cb);
+}
+
+/*
+ * The check of a trigger's table, from the cache or read now; *info points
+ * at the cache's arrays.
+ */
+static void
+cc_table_check_cached(Relation rel, Oid counter_type, CcTableInfo *info)
+{
+	Oid			relid = RelationGetRelid(rel);
+	CcTableEntry *e;
+	bool		found;
+	uint64		invals;
+
+	if (cc_tables == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(Oid);
+		ctl.entrysize = sizeof(CcTableEntry);
+		ctl.hcxt = CacheMemoryContext;
+		cc_tables = hash_create("counter_crdt trigger tables", 16, &ctl,
+								HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+		CacheRegisterRelcacheCallback(cc_tables_relcache, (Datum) 0);
+	}
+	/* entries stay where they are: a table's rows come one after another */
+	e = cc_tables_last;
+	if (e == NULL || e->relid != relid)
+		e = hash_search(cc_tables, &relid, HASH_FIND, NULL);
+	if (e != NULL && e->valid && e->counter_type == counter_type)
+	{
+		cc_tables_last = e;
+		*info = e->info;
+		return;
+	}
+
+	/*
+	 * Read it now, in the caller's context; an error leaves no entry, and
+	 * neither does an invalidation taken in while reading (the index list
+	 * opens indexes, and so takes in invalidations): what was read may be
+	 * from before it.
+	 */
+	invals = cc_tables_invals;
+	cc_table_check_or_error(rel, counter_type, info);
+	if (invals != cc_tables_invals)
+		return;
+	e = hash_search(cc_tables, &relid, HASH_FIND, NULL);
+	if (e == NULL)
+	{
+		e = hash_search(cc_tables, &relid, HASH_ENTER, &found);
+		e->info.is_counter = NULL;
+		e->info.pkey = NULL;
+	}
+	e->valid = false;
+	if (e->info.is_counter != NULL)
+	{
+		cc_table_info_free_later(&e->info);
+		e->info.is_counter = NULL;
+		e->info.pkey = NULL;
+	}
+	e->counter_type = counter_type;
+	e->info.natts = info->natts;
+	e->info.is_counter = MemoryContextAlloc(CacheMemoryContext,
+											sizeof(bool) * info->natts);
+	memcpy(e->info.is_counter, info->is_counter, sizeof(bool) * info->natts);
+	{
+		MemoryContext old = MemoryContextSwitchTo(CacheMemoryContext);
+
+		e->info.pkey = bms_copy(info->pkey);
+		MemoryContextSwitchTo(old);
+	}
+	e->valid = true;
+}
+
+/*
+ * Checks how a trigger function of ours was called and reads the table
+ * (kept per backend: *info's arrays are the cache's, to read only);
  * returns the schema of the extension.
  */
 Oid
@@ -198,6 +357,6 @@ cc_trigger_setup(FunctionCallInfo fcinfo, const char *name, bool for_delete,
 						name, for_delete ? "DELETE" : "INSERT OR UPDATE")));
 
 	cc_trigger_types(fcinfo->flinfo->fn_oid, &nsp, &counter_type);
-	cc_table_check_or_error(td->tg_relation, counter_type, info);
+	cc_table_check_cached(td->tg_relation, counter_type, info);
 	return nsp;
 }

@@ -190,6 +190,14 @@ cc_retired_check_write(const uint8_t *writer)
 	cc_report(&err, NULL);
 }
 
+bool
+cc_retired_any_forgotten(void)
+{
+	if (!list_valid)
+		cc_retired_load();
+	return list_forgotten > 0;
+}
+
 Datum
 cc_retired_strip(Datum value, bool *stripped, uint8_t **shard_ids, int *nshard_ids)
 {

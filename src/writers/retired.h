@@ -17,6 +17,12 @@ extern void cc_retired_init(void);
 extern void cc_retired_check_write(const uint8_t *writer);
 
 /*
+ * Whether any id on the list has its folds forgotten: when none has,
+ * cc_retired_strip() returns every value as it is.
+ */
+extern bool cc_retired_any_forgotten(void);
+
+/*
  * value (a counter datum, not NULL, toasted or not) without anything of the
  * ids whose folds were forgotten on this server; the same datum, untouched,
  * when it has none of them.  *shard_ids (palloc'd, CC_ID_LEN bytes each)

@@ -35,6 +35,16 @@ static uint8_t node_id_set[CC_ID_LEN];
 static bool node_id_is_set = false;
 static cc_default_id_memo node_id_default;
 
+/*
+ * The default id, once this process has seen recovery over: from then on
+ * its timeline, the system identifier and the database stay what they are
+ * for the life of the process, so the id is final (the merge trigger reads
+ * it for every applied row, c + n for every increment).  The setting still
+ * comes first.
+ */
+static uint8_t node_id_final[CC_ID_LEN];
+static bool node_id_final_known = false;
+
 static bool
 node_id_check(char **newval, void **extra, GucSource source)
 {
@@ -144,10 +154,23 @@ cc_md5v3(const char *name, size_t len, uint8_t out[CC_ID_LEN], void *arg)
 const uint8_t *
 cc_node_id(void)
 {
+	const uint8_t *id;
+	bool		final;
+
 	if (node_id_is_set)
 		return node_id_set;
-	return cc_default_id_get(&node_id_default, GetSystemIdentifier(),
-							 cc_current_timeline(), MyDatabaseId, cc_md5v3, NULL);
+	if (node_id_final_known)
+		return node_id_final;
+	/* asked before the timeline is read: recovery cannot start again */
+	final = !RecoveryInProgress();
+	id = cc_default_id_get(&node_id_default, GetSystemIdentifier(),
+						   cc_current_timeline(), MyDatabaseId, cc_md5v3, NULL);
+	if (final)
+	{
+		memcpy(node_id_final, id, CC_ID_LEN);
+		node_id_final_known = true;
+	}
+	return id;
 }
 
 static Datum
