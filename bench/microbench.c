@@ -7,7 +7,7 @@
  *
  * OP is one of merge8 (two 8-shard states, half the ids shared), increment
  * (a 3-shard state), inc_glue and inc_stored (c + 1 on a stored value of 3
- * narrow shards: widened, incremented and packed, or where it lies),
+ * small shards (version 3): widened, incremented and packed, or where it lies),
  * inc_at_glue and inc_at_stored (the same for the exactly-once increment),
  * sum (3 shards), parse (3 shards, the same text every
  * time), parse_new (the same with one id spelt anew every time, so that the
@@ -127,7 +127,7 @@ main(int argc, char **argv)
 	{
 		/*
 		 * What c + 1 and the exactly-once increment do with a stored value of
-		 * 3 narrow shards, the allocations aside: *_glue as the glue did it
+		 * 3 small shards (version 3), the allocations aside: *_glue as the glue did it
 		 * up to 1.4 (open, widen, increment 32-byte records, pack), *_stored
 		 * on the stored shards where they lie.
 		 */
@@ -148,7 +148,7 @@ main(int argc, char **argv)
 		{
 			cc_code		rc;
 
-			if (cc_stored_open(stored, len, &st, NULL) != CC_OK || !st.narrow)
+			if (cc_stored_open(stored, len, &st, NULL) != CC_OK || st.lay == CC_LAY_WIDE)
 				return 1;
 			if (glue)
 			{
@@ -245,9 +245,9 @@ main(int argc, char **argv)
 			keylen[k] = (uint8_t) snprintf(keys[k], sizeof(keys[k]), "%d", k + 1);
 		n3 = parse_or_die(three, stored + CC_STORED_HEADER);
 		len = cc_stored_pack(stored, n3, false);
-		if (cc_stored_open(stored, len, &st, NULL) != CC_OK || !st.narrow)
+		if (cc_stored_open(stored, len, &st, NULL) != CC_OK || st.lay == CC_LAY_WIDE)
 		{
-			fprintf(stderr, "the stored state is not the narrow layout\n");
+			fprintf(stderr, "the stored state is not of packed records\n");
 			return 1;
 		}
 		hs.update = ossl_update;

@@ -9,41 +9,41 @@
  */
 #include "cc_stored.h"
 
-/* The width code (cc_stored.h) of the narrowest field that holds x. */
-static unsigned int
-cc_code_unsigned(int64_t x)
+/*
+ * What a layout must hold: the largest clock (as unsigned, so that a
+ * negative one takes 8 bytes) and the smallest and largest value.  Empty,
+ * it asks for the narrowest layout, which is what {} is written with.
+ */
+typedef struct cc_ranges
 {
-	if (x < 0 || x > (int64_t) UINT32_MAX)
-		return 0;
-	return x <= UINT8_MAX ? 1 : x <= UINT16_MAX ? 2 : 3;
+	uint64_t	clock;
+	int64_t		vmin;
+	int64_t		vmax;
+} cc_ranges;
+
+static inline void
+cc_ranges_add(cc_ranges *r, int64_t clock, int64_t value)
+{
+	if ((uint64_t) clock > r->clock)
+		r->clock = (uint64_t) clock;
+	if (value < r->vmin)
+		r->vmin = value;
+	if (value > r->vmax)
+		r->vmax = value;
 }
 
-static unsigned int
-cc_code_signed(int64_t x)
-{
-	if (x < INT32_MIN || x > INT32_MAX)
-		return 0;
-	return (x >= INT8_MIN && x <= INT8_MAX) ? 1 :
-		(x >= INT16_MIN && x <= INT16_MAX) ? 2 : 3;
-}
-
-/* The wider of two width codes (code 0 is the widest). */
-static unsigned int
-cc_code_max(unsigned int a, unsigned int b)
-{
-	return (a == 0 || b == 0) ? 0 : (a > b ? a : b);
-}
-
-/* Layout lay widened so that sh fits it. */
+/* The narrowest layout that holds the ranges (width codes: cc_stored.h). */
 static uint8_t
-cc_lay_fit(uint8_t lay, const cc_shard *sh)
+cc_lay_of(const cc_ranges *r)
 {
-	return (uint8_t) (cc_code_max(lay & 3, cc_code_unsigned(sh->clock)) |
-					  cc_code_max((lay >> 2) & 3, cc_code_signed(sh->value)) << 2);
-}
+	unsigned int c = r->clock <= UINT8_MAX ? 1 : r->clock <= UINT16_MAX ? 2 :
+		r->clock <= UINT32_MAX ? 3 : 0;
+	unsigned int v = (r->vmin >= INT8_MIN && r->vmax <= INT8_MAX) ? 1 :
+		(r->vmin >= INT16_MIN && r->vmax <= INT16_MAX) ? 2 :
+		(r->vmin >= INT32_MIN && r->vmax <= INT32_MAX) ? 3 : 0;
 
-/* The narrowest layout: what an empty value has. */
-#define CC_LAY_NARROWEST	0x05
+	return (uint8_t) (c | v << 2);
+}
 
 static void
 cc_put_width(unsigned char *p, unsigned int code, int64_t x)
@@ -377,7 +377,7 @@ cc_stored_pack(unsigned char *data, size_t n, bool tombstone)
 {
 	const unsigned char *shards = data + CC_STORED_HEADER;
 	int64_t		total = 0;
-	uint8_t		lay = CC_LAY_NARROWEST;
+	uint8_t		lay;
 	bool		overflow;
 	size_t		head;
 
@@ -396,13 +396,18 @@ cc_stored_pack(unsigned char *data, size_t n, bool tombstone)
 	if (overflow)
 		lay = CC_LAY_WIDE;
 	else
+	{
+		cc_ranges	r = {0, 0, 0};
+
 		for (size_t i = 0; i < n; i++)
 		{
 			cc_shard	sh;
 
 			cc_load(shards, i, &sh);
-			lay = cc_lay_fit(lay, &sh);
+			cc_ranges_add(&r, sh.clock, sh.value);
 		}
+		lay = cc_lay_of(&r);
+	}
 	head = cc_header_size(n, overflow);
 	if (lay != CC_LAY_WIDE || head != CC_STORED_HEADER)
 	{
@@ -477,12 +482,15 @@ cc_stored_put(const cc_stored *s, size_t pos, bool replace,
 {
 	size_t		skip = replace ? 1 : 0;
 	size_t		n = s->n - skip + 1;
-	const unsigned char *after = cc_stored_record(s->shards, pos + skip, s->lay);
+	size_t		from = cc_lay_size(s->lay);
+	const unsigned char *after = s->shards + (pos + skip) * from;
 	bool		kept = s->total_kept && !s->overflow;
-	uint8_t		lay = cc_lay_fit(CC_LAY_NARROWEST, sh);
+	cc_ranges	r = {0, 0, 0};
+	uint8_t		lay;
 	int64_t		total = kept ? s->total : 0;
 	int64_t		wraps = 0;
-	size_t		head;
+	size_t		head,
+				to;
 	unsigned char *shards;
 
 	/*
@@ -490,32 +498,32 @@ cc_stored_put(const cc_stored *s, size_t pos, bool replace,
 	 * exact total: the kept one moved by the shard's change, else the walk
 	 * of the resulting shards.
 	 */
+	cc_ranges_add(&r, sh->clock, sh->value);
 	if (__builtin_add_overflow(total, sh->value, &total))
 		wraps += (sh->value > 0) ? 1 : -1;
 	for (size_t i = 0; i < s->n; i++)
 	{
-		cc_shard	o;
+		int64_t		clock,
+					value;
 
-		cc_stored_record_nums(cc_stored_record(s->shards, i, s->lay), s->lay,
-							  &o.clock, &o.value);
+		cc_stored_record_nums(s->shards + i * from, s->lay, &clock, &value);
 		if (replace && i == pos)
 		{
-			if (kept && __builtin_sub_overflow(total, o.value, &total))
-				wraps += (o.value < 0) ? 1 : -1;
+			if (kept && __builtin_sub_overflow(total, value, &total))
+				wraps += (value < 0) ? 1 : -1;
 			continue;
 		}
-		lay = cc_lay_fit(lay, &o);
-		if (!kept && __builtin_add_overflow(total, o.value, &total))
-			wraps += (o.value > 0) ? 1 : -1;
+		cc_ranges_add(&r, clock, value);
+		if (!kept && __builtin_add_overflow(total, value, &total))
+			wraps += (value > 0) ? 1 : -1;
 	}
-	if (wraps != 0)
-		lay = CC_LAY_WIDE;
+	lay = wraps != 0 ? CC_LAY_WIDE : cc_lay_of(&r);
 	head = cc_header_size(n, wraps != 0);
+	to = cc_lay_size(lay);
 	shards = out + head;
 	cc_copy_records(s->shards, s->lay, pos, shards, lay);
 	cc_store_lay(shards, pos, lay, sh);
-	cc_copy_records(after, s->lay, s->n - pos - skip,
-					shards + (pos + 1) * cc_lay_size(lay), lay);
+	cc_copy_records(after, s->lay, s->n - pos - skip, shards + (pos + 1) * to, lay);
 	cc_put_header(out, n, lay, wraps != 0, total);
-	return head + n * cc_lay_size(lay);
+	return head + n * to;
 }
