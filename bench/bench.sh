@@ -118,6 +118,11 @@
 #                                per increment, pgoutput per increment; about
 #                                a minute; its knobs are BYTES_*) and append
 #                                its table to BENCH_OUT; 0 skips it
+#   BENCH_MESH [1]               then run bench/mesh.sh (the increments/s a
+#                                three-server mesh sustains, counter_crdt vs
+#                                bigint; about eleven minutes; skipped before
+#                                PostgreSQL 16; its knobs are MESH_*) and
+#                                append its table to BENCH_OUT; 0 skips it
 #
 set -euo pipefail
 
@@ -628,7 +633,7 @@ say "wrote $OUT"
 
 # The sections below start servers of their own.
 if [ "${BENCH_REPLICATED:-1}" != 0 ] || [ "${BENCH_WRITERS:-1}" != 0 ] ||
-	[ "${BENCH_FDW:-1}" != 0 ] || [ "${BENCH_BYTES:-1}" != 0 ]; then
+	[ "${BENCH_FDW:-1}" != 0 ] || [ "${BENCH_BYTES:-1}" != 0 ] || [ "${BENCH_MESH:-1}" != 0 ]; then
 	pg_stop "$PGC_DIR"
 fi
 
@@ -684,4 +689,21 @@ if [ "${BENCH_BYTES:-1}" != 0 ]; then
 		echo '```'
 	} >>"$OUT"
 	say "appended the bytes per counter to $OUT"
+fi
+
+MESH_MAJOR=$("$PG_CONFIG" --version | sed -n 's/^PostgreSQL \([0-9][0-9]*\).*/\1/p')
+if [ "${BENCH_MESH:-1}" != 0 ] && [ "${MESH_MAJOR:-0}" -lt 16 ]; then
+	say "mesh throughput: skipped (bench/mesh.sh needs PostgreSQL 16 or later for its bigint mesh; this is ${MESH_MAJOR:-unknown})"
+elif [ "${BENCH_MESH:-1}" != 0 ]; then
+	say "mesh throughput: bench/mesh.sh"
+	bash "$ROOT/bench/mesh.sh" | tee "$WORK/mesh.out"
+	{
+		echo
+		echo "## Mesh throughput (\`bench/mesh.sh\`)"
+		echo
+		echo '```'
+		sed -n '/^mesh throughput:/,$p' "$WORK/mesh.out"
+		echo '```'
+	} >>"$OUT"
+	say "appended the mesh throughput to $OUT"
 fi

@@ -96,11 +96,11 @@ ORIGIN=${REPL_ORIGIN:-any}
 IDLE_SECONDS=${REPL_IDLE_SECONDS:-10}
 # shellcheck source=scripts/pgcluster.sh
 source "$ROOT/scripts/pgcluster.sh"
-PG_CONFIG=$(pgc_pg_config)
-export PG_CONFIG
-BIN=$("$PG_CONFIG" --bindir)
-# the major version of the binaries ("PostgreSQL 17.6 (Debian ...)" -> 17)
-PG_MAJOR=$("$PG_CONFIG" --version | sed -n 's/^PostgreSQL \([0-9][0-9]*\).*/\1/p')
+BENCH_TAG=replicated
+# shellcheck source=bench/lib.sh
+source "$ROOT/bench/lib.sh"
+# shellcheck source=bench/mesh_lib.sh
+source "$ROOT/bench/mesh_lib.sh"
 
 for v in N ROUNDS MESH_SECONDS; do
 	[[ ${!v} =~ ^[1-9][0-9]*$ ]] || { echo "replicated: $v must be a positive integer" >&2; exit 2; }
@@ -117,28 +117,10 @@ case $ORIGIN in
 	*) echo "replicated: REPL_ORIGIN must be any or none" >&2; exit 2 ;;
 esac
 
-BENCH_TAG=replicated
-# shellcheck source=bench/lib.sh
-source "$ROOT/bench/lib.sh"
-
 pgc_mktemp
 WORK=$PGC_TMP
-SETTINGS=(wal_level=logical fsync=off synchronous_commit=off autovacuum=off
-	max_wal_senders=8 max_replication_slots=8 max_logical_replication_workers=8
-	max_worker_processes=16 shared_buffers=256MB wal_sender_timeout=0
-	wal_retrieve_retry_interval=100ms)
-declare -A HOST PORT
-start() { pg_start "" "" "${SETTINGS[@]}" >/dev/null; HOST[$1]=$PGC_HOST; PORT[$1]=$PGC_PORT; }
-q() { local s=$1; shift; "$BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -h "${HOST[$s]}" -p "${PORT[$s]}" -U postgres -d postgres "$@"; }
-conn() { echo "host=${HOST[$1]} port=${PORT[$1]} dbname=postgres user=postgres"; }
-wait_for() { local s=$1 sql=$2 want=$3; until [ "$(q "$s" -c "$sql")" = "$want" ]; do sleep 0.05; done; }
-subscribe() # SERVER NAME FROM PUBLICATION [MORE OPTIONS]
-{
-	q "$1" -c "CREATE SUBSCRIPTION $2 CONNECTION '$(conn "$3")' PUBLICATION $4 WITH (copy_data = false${5:+, $5})" 2>/dev/null
-}
-
-start a
-start b
+repl_start a
+repl_start b
 CHECKSUMS=$(q a -c 'SHOW data_checksums')
 say "servers a (port ${PORT[a]}) and b (port ${PORT[b]}), PostgreSQL $(q a -c 'SHOW server_version'), data checksums $CHECKSUMS"
 for s in a b; do
@@ -240,7 +222,7 @@ SH
 	chmod 755 "$WORK/vgpostgres"
 	for s in a b; do
 		opts="-p ${PORT[$s]} -k ${HOST[$s]} -c listen_addresses='' -c fsync=off"
-		for kv in "${SETTINGS[@]}"; do opts+=" -c $kv"; done
+		for kv in "${REPL_SETTINGS[@]}"; do opts+=" -c $kv"; done
 		_pgc_as_owner "$BIN/pg_ctl" -D "${HOST[$s]}/data" -m fast -w stop >/dev/null
 		_pgc_as_owner "$BIN/pg_ctl" -D "${HOST[$s]}/data" -p "$WORK/vgpostgres" -w -t 300 \
 			-l "${HOST[$s]}/callgrind.log" -o "$opts" start >/dev/null || die "$s did not start under callgrind"
@@ -381,7 +363,7 @@ RATE_BW=$(calc "$N_DONE / $MT_BW" 0)
 q b -c "DROP SUBSCRIPTION sc" -c "DROP SUBSCRIPTION sb" -c "DROP SUBSCRIPTION sbt" -c "DROP SUBSCRIPTION sbw"
 
 # --- 2. mesh -----------------------------------------------------------------
-start c
+repl_start c
 for s in a b c; do
 	q $s -c "CREATE EXTENSION IF NOT EXISTS counter_crdt;
 		CREATE TABLE m (k int PRIMARY KEY, c counter_crdt);
@@ -396,15 +378,7 @@ done
 # origin = any is the default (and the only behaviour before 16): say nothing
 MESH_OPTS=""
 [ "$ORIGIN" = any ] || MESH_OPTS="origin = $ORIGIN"
-for s in a b c; do
-	for f in a b c; do
-		[ "$s" = "$f" ] || subscribe $s "m_${s}_from_$f" $f pm "$MESH_OPTS"
-	done
-done
-for s in a b c; do
-	wait_for $s "SELECT count(*) FROM pg_stat_subscription WHERE pid IS NOT NULL" 2
-	wait_for $s "SELECT count(*) FROM pg_stat_replication" 2
-done
+mesh_subscribe m pm "$MESH_OPTS"
 sed -e 's/UPDATE t /UPDATE m /' "$WORK/inc_t.sql" >"$WORK/inc_m.sql"
 chmod 644 "$WORK/inc_m.sql"
 
@@ -415,47 +389,38 @@ STATS_SQL="SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint,
 	(SELECT coalesce(sum(total_txns), 0) FROM pg_stat_replication_slots),
 	(SELECT coalesce(sum(total_bytes), 0) FROM pg_stat_replication_slots),
 	(SELECT n_tup_upd FROM pg_stat_user_tables WHERE relname = 'm')"
-SENDERS_SQL="SELECT string_agg(pid::text, ' ') FROM pg_stat_replication"
-APPLIERS_SQL="SELECT string_agg(pid::text, ' ') FROM pg_stat_subscription WHERE pid IS NOT NULL"
 
 # Sums of STATS_SQL over the three servers, and the CPU seconds of their
 # walsenders and apply workers.
 stats_now()
 {
-	local s tot=(0 0 0 0) row i ws=0 ap=0 pid
+	local s tot=(0 0 0 0) row i
 	for s in a b c; do
 		q $s -c "SELECT pg_stat_force_next_flush()" >/dev/null
 		read -r -a row < <(q $s -F ' ' -c "$STATS_SQL")
 		for i in 0 1 2 3; do tot[i]=$((tot[i] + row[i])); done
-		for pid in $(q $s -c "$SENDERS_SQL"); do ws=$(calc "$ws + $(cpu_of "$pid")" 3); done
-		for pid in $(q $s -c "$APPLIERS_SQL"); do ap=$(calc "$ap + $(cpu_of "$pid")" 3); done
 	done
-	echo "${tot[*]} $ws $ap"
+	echo "${tot[*]} $(mesh_cpu)"
 }
 
 declare -A MESH
 mesh_run()
 {
-	local rate=$1 before after s lags bytes start conv made t0 t1 pids=()
+	local rate=$1 before after s lags bytes start conv made t0 t1
 	local -a b a
 	q a -c "CHECKPOINT" ; q b -c "CHECKPOINT"; q c -c "CHECKPOINT"
 	t0=$(q a -c "SELECT sum(c::bigint) FROM m")
 	sleep 1
 	read -r -a b < <(stats_now)
-	for s in a b c; do
-		"$BIN/pgbench" -n -h "${HOST[$s]}" -p "${PORT[$s]}" -U postgres -c 2 -j 1 -R "$rate" \
-			-T "$MESH_SECONDS" -f "$WORK/inc_m.sql" postgres >"$WORK/pgb_$s.out" 2>&1 &
-		pids+=($!)
-	done
+	mesh_load "$rate" "$MESH_SECONDS" "$WORK/inc_m.sql" 2
 	: >"$WORK/lag"
-	while kill -0 "${pids[0]}" 2>/dev/null; do
+	while mesh_load_running; do
 		for s in a b c; do q $s -c "$SAMPLE_SQL" >>"$WORK/lag"; done
 		sleep 0.5
 	done
-	for p in "${pids[@]}"; do wait "$p" || die "pgbench failed: $(cat "$WORK"/pgb_*.out)"; done
+	mesh_load_wait
+	made=$MESH_MADE
 	start=$(date +%s.%N)
-	made=$(cat "$WORK"/pgb_*.out | sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' |
-		awk '{ n += $1 } END { print n + 0 }')
 	for s in a b c; do wait_for $s "SELECT sum(c::bigint) FROM m" "$((t0 + made))"; done
 	conv=$(calc "$(date +%s.%N) - $start" 2)
 	sleep 1.5		# apply workers report their statistics within a second
