@@ -41,7 +41,7 @@ PG_CPPFLAGS = -I$(srcdir)/src
 
 DATA = $(wildcard counter_crdt--*.sql)
 
-REGRESS = type_io text_errors binary_io increment merge value aggregate write_guard \
+REGRESS = type_io text_errors binary_io binary_compact increment merge value aggregate write_guard \
 	parallel equality shards_digest writer_ids node_id seeds replica_merge \
 	upgrade owned_objects privileges health ordering replica_hazards digest_agg \
 	difference exactly_once json layout writers replica_glue latin1 fold \

@@ -62,7 +62,11 @@
 #      pg_logical_slot_peek_binary_changes(slot, NULL, NULL,
 #        'proto_version', '1', 'publication_names', pub)
 #    and the same with 'binary', 'true' (the values in their send/recv
-#    form, src/core/cc_wire.h, instead of text); octet_length(data) summed
+#    form, src/core/cc_wire.h, instead of text), and that again with
+#    SET counter_crdt.binary_format = 'compact' in the peeking session (the
+#    peek decodes in that backend, as a walsender would with the setting
+#    from its role: the compact form, format version 3, since 1.12; a
+#    bigint's messages do not change); octet_length(data) summed
 #    over the UPDATE messages and over all of them (BEGIN and COMMIT of
 #    every transaction, the RELATION and, for the counter, TYPE message once
 #    per peek), per increment.  Checked: one UPDATE per increment, none with
@@ -291,12 +295,25 @@ psql_ -c "CREATE FUNCTION i4(d bytea, off int) RETURNS int LANGUAGE sql IMMUTABL
 	\$\$ SELECT (get_byte(d, off) << 24) | (get_byte(d, off + 1) << 16) | (get_byte(d, off + 2) << 8) | get_byte(d, off + 3) \$\$"
 declare -A L
 # changes SLOT SIDE MODE: the SQL of the slot's changes as pgoutput sends
-# them to a subscriber of publication pSIDE, in MODE (text or binary)
+# them to a subscriber of publication pSIDE, in MODE (text, binary or
+# compact: binary with counter_crdt.binary_format = 'compact', which
+# psql_mode sets)
 changes()
 {
 	local opts="'proto_version', '1', 'publication_names', 'p$2'"
 	[ "$3" = text ] || opts+=", 'binary', 'true'"
 	echo "pg_logical_slot_peek_binary_changes('$1', NULL, NULL, $opts)"
+}
+# psql_mode MODE ARGS...: psql_ ARGS, in a session with the binary format of MODE
+psql_mode()
+{
+	local mode=$1
+	shift
+	if [ "$mode" = compact ]; then
+		psql_ -c "SET counter_crdt.binary_format = 'compact'" "$@"
+	else
+		psql_ "$@"
+	fi
 }
 # peek SIDE MODE: L[SIDE.MODE] = "update_bytes all_bytes" per increment of
 # slot bytes_SIDE, and the messages by type in the log
@@ -304,13 +321,13 @@ peek()
 {
 	local side=$1 mode=$2 call u all nu bad counts
 	call=$(changes "bytes_$side" "$side" "$mode")
-	read -r nu u all bad < <(psql_ -F ' ' -c "SELECT count(*) FILTER (WHERE get_byte(data, 0) = ascii('U')),
+	read -r nu u all bad < <(psql_mode "$mode" -F ' ' -c "SELECT count(*) FILTER (WHERE get_byte(data, 0) = ascii('U')),
 		coalesce(sum(octet_length(data)) FILTER (WHERE get_byte(data, 0) = ascii('U')), 0), sum(octet_length(data)),
 		count(*) FILTER (WHERE get_byte(data, 0) = ascii('U') AND get_byte(data, 5) <> ascii('N'))
 		FROM $call")
 	[ "$nu" = "$N" ] || die "pgoutput ($side, $mode) sent $nu UPDATE messages for $N increments"
 	[ "$bad" = 0 ] || die "pgoutput ($side, $mode) sent $bad UPDATE messages with an old tuple or key"
-	counts=$(psql_ -c "SELECT string_agg(format('%s %s x %s B', t, n, b), ', ' ORDER BY n DESC, t) FROM
+	counts=$(psql_mode "$mode" -c "SELECT string_agg(format('%s %s x %s B', t, n, b), ', ' ORDER BY n DESC, t) FROM
 		(SELECT chr(get_byte(data, 0)) AS t, count(*) AS n, round(avg(octet_length(data)), 1) AS b
 		 FROM $call GROUP BY 1) m")
 	L[$side.$mode]="$(calc "$u / $N" 1) $(calc "$all / $N" 1)"
@@ -322,9 +339,9 @@ one()
 {
 	local side=$1 mode=$2 call
 	call=$(changes "bytes_one_$side" "$side" "$mode")
-	[ "$(psql_ -c "SELECT count(*) FROM $call WHERE get_byte(data, 0) = ascii('U') AND get_byte(data, 5) = ascii('N')")" = 1 ] ||
+	[ "$(psql_mode "$mode" -c "SELECT count(*) FROM $call WHERE get_byte(data, 0) = ascii('U') AND get_byte(data, 5) = ascii('N')")" = 1 ] ||
 		die "pgoutput ($side, $mode) did not send one UPDATE without an old key for one increment"
-	L[$side.$mode.one]=$(psql_ -F ' ' -c "SELECT octet_length(d), (get_byte(d, 6) << 8) | get_byte(d, 7), l1,
+	L[$side.$mode.one]=$(psql_mode "$mode" -F ' ' -c "SELECT octet_length(d), (get_byte(d, 6) << 8) | get_byte(d, 7), l1,
 		i4(d, 14 + l1), chr(get_byte(d, 8)), chr(get_byte(d, 13 + l1))
 		FROM (SELECT d, i4(d, 9) AS l1 FROM (SELECT data AS d FROM $call
 			WHERE get_byte(data, 0) = ascii('U')) u) x")
@@ -339,12 +356,14 @@ for side in b c; do
 	increments "l$side" 3
 	peek "$side" text
 	peek "$side" binary
+	peek "$side" compact
 	psql_ -c "SELECT pg_drop_replication_slot('bytes_$side')" >/dev/null
 	# one increment of row INC_ROWS, alone in a slot of its own
 	psql_ -c "SELECT pg_create_logical_replication_slot('bytes_one_$side', 'pgoutput')" >/dev/null
 	psql_ -c "UPDATE l$side SET $([ "$side" = c ] && echo 'c = c + 1' || echo 'v = v + 1') WHERE k = $INC_ROWS"
 	one "$side" text
 	one "$side" binary
+	one "$side" compact
 	psql_ -c "SELECT pg_drop_replication_slot('bytes_one_$side')" >/dev/null
 done
 [ "$(psql_ -c "SELECT count(*) FROM lc WHERE counter_crdt_writers(c) <> 3")" = 0 ] || die "an increment added a writer"
@@ -383,18 +402,20 @@ for level in $LEVELS; do
 done
 echo
 row "3. pgoutput, per increment" "counter_crdt" "bigint" "ratio"
-for mode in text binary; do
+for mode in text binary compact; do
 	read -r cu ca <<<"${L[c.$mode]}"
 	read -r bu ba <<<"${L[b.$mode]}"
-	row "$mode: UPDATE messages" "$cu B" "$bu B" "$(ratio "$cu" "$bu") x"
-	row "$mode: all messages" "$ca B" "$ba B" "$(ratio "$ca" "$ba") x"
+	label=$mode
+	[ "$mode" != compact ] || label="binary, binary_format compact"
+	row "$label: UPDATE messages" "$cu B" "$bu B" "$(ratio "$cu" "$bu") x"
+	row "$label: all messages" "$ca B" "$ba B" "$(ratio "$ca" "$ba") x"
 done
 echo
 echo "one increment's UPDATE message (k = $INC_ROWS, alone in a slot), bytes:"
-for mode in text binary; do
+for mode in text binary compact; do
 	for side in c b; do
 		read -r tot natts kl vl kk vk <<<"${L[$side.$mode.one]}"
-		printf "  %-6s %-12s %4s = header 8 ('U', relation id, 'N', %s columns; no old key) + k %s ('%s', length, %s of data) + %s %s ('%s', length, %s of data)\n" \
+		printf "  %-7s %-12s %4s = header 8 ('U', relation id, 'N', %s columns; no old key) + k %s ('%s', length, %s of data) + %s %s ('%s', length, %s of data)\n" \
 			"$mode" "$([ "$side" = c ] && echo counter_crdt || echo bigint)" "$tot" "$natts" "$((5 + kl))" "$kk" "$kl" \
 			"$([ "$side" = c ] && echo c || echo v)" "$((5 + vl))" "$vk" "$vl"
 	done
@@ -403,4 +424,4 @@ echo
 echo "* values: 3 writers, counter_crdt_rack_id('dc1', 'rack1'..'rack3'), shard (clock n, value n) as n increments of 1 make it, n = 1 + (k * p) % 10, p = 1, 3, 7 (row 1: $SAMPLE); $WIDE_W writers: md5('writer:' || i)::uuid, n = 1 + (k + i) % 10, the table's default settings (PostgreSQL tries to compress a value of a row larger than toast_tuple_target, about 2 kB by default). The bigint twins hold the same totals."
 echo "* stored: pg_table_size (heap, TOAST, free-space and visibility maps; the primary key index, the same on both sides, is not counted) after VACUUM FULL; per row = that / rows; bytes a value = avg(pg_column_size()) of the column."
 echo "* WAL: pg_current_wal_lsn() after - before $(fmt_int "$N") single-row increments (pgbench -c 2 -j 2, random k of $(fmt_int "$INC_ROWS") rows, the same seeds on both sides), per increment, on tables made with that fillfactor and VACUUM (FREEZE). After CHECKPOINT: the first pass after one (every page it first touches written whole); steady: a second pass right after it, no checkpoint between (pages imaged already). FPI = bytes of full-page images (a steady pass's are of pages the first pass left unchanged), without FPI = the rest, records = WAL records, HOT = HOT updates of all heap updates (pg_waldump --stats of the pass). On wal_level replica an update that stays on its page logs only the changed middle of the new tuple (the bytes it shares with the old one at its start and end left out); on logical, all of it. An increment changes rack1's shard, number $OWN_POS of 3 in id order (and, in a value of more than 16 shards or one written before 1.12, the total kept in the value's first bytes)."
-echo "* pgoutput: octet_length(data) of pg_logical_slot_peek_binary_changes(slot, NULL, NULL, 'proto_version', '1', 'publication_names', pub[, 'binary', 'true']) over $(fmt_int "$N") increments (seed 3), REPLICA IDENTITY DEFAULT (the primary key; unchanged, so no old key is sent). All messages: BEGIN and COMMIT of each transaction, RELATION once and TYPE once (the counter's) per peek (the log line of each peek gives their numbers and sizes). Binary: the values in their send/recv form. Not counted: what a walsender wraps every message in (an XLogData header in a CopyData message, 30 bytes by the protocol's documentation)."
+echo "* pgoutput: octet_length(data) of pg_logical_slot_peek_binary_changes(slot, NULL, NULL, 'proto_version', '1', 'publication_names', pub[, 'binary', 'true']) over $(fmt_int "$N") increments (seed 3), REPLICA IDENTITY DEFAULT (the primary key; unchanged, so no old key is sent). All messages: BEGIN and COMMIT of each transaction, RELATION once and TYPE once (the counter's) per peek (the log line of each peek gives their numbers and sizes). Binary: the values in their send/recv form; compact: the same with SET counter_crdt.binary_format = 'compact' in the peeking session (format version 3, since 1.12; what a walsender sends when the subscription's role has the setting). Not counted: what a walsender wraps every message in (an XLogData header in a CopyData message, 30 bytes by the protocol's documentation)."

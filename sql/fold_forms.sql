@@ -195,7 +195,7 @@ SELECT n, what, pg_temp.copy_in(decode(hex, 'hex')) AS result FROM (VALUES
   (1, 'the example', '0200' || '00000001' || :'S' || '00000001' || :'F'),
   (2, 'two records', '0200' || '00000001' || :'S' || '00000002' || :'F' || :'G'),
   (3, 'version 1 of the same shard', '0100' || '00000001' || :'S'),
-  (4, 'version 3', '0300' || '00000001' || :'S' || '00000001' || :'F'),
+  (4, 'version 4', '0400' || '00000001' || :'S' || '00000001' || :'F'),
   (5, 'version 2 tombstone', '0201' || '00000000' || '00000001' || :'F'),
   (6, 'version 2, unknown flag', '0202' || '00000001' || :'S' || '00000001' || :'F'),
   (7, 'version 2, header only', '0200' || '00000000'),

@@ -1,10 +1,12 @@
 /*
  * module.c
  *	  The module of counter_crdt: its magic block, and _PG_init(), which
- *	  defines the settings and reserves their prefix.
+ *	  defines the settings (counter_crdt.node_id, counter_crdt.binary_format)
+ *	  and reserves their prefix.
  */
 #include "postgres.h"
 
+#include "type/type_io.h"
 #include "writers/retired.h"
 #include "writers/writer_ids.h"
 
@@ -18,6 +20,7 @@ void
 _PG_init(void)
 {
 	cc_node_id_define();
+	cc_binary_format_define();
 	cc_retired_init();
 #if PG_VERSION_NUM >= 150000
 	MarkGUCPrefixReserved("counter_crdt");

@@ -61,6 +61,7 @@ extern long cc_test_failed;
 	GROUP(table_digest) \
 	GROUP(difference) \
 	GROUP(stored) \
+	GROUP(wire) \
 	GROUP_CASES(random) \
 	GROUP_CASES(json) \
 	GROUP_CASES(exactly_once) \

@@ -372,6 +372,21 @@ cc_header_size(size_t n, bool overflow)
 	return CC_STORED_V3_HEADER + (n > CC_STORED_V3_SUMMED ? sizeof(int64_t) : 0);
 }
 
+uint8_t
+cc_stored_narrowest(const cc_stored *s)
+{
+	uint8_t		lay = CC_LAY_NARROWEST;
+
+	for (size_t i = 0; i < s->n; i++)
+	{
+		cc_shard	sh;
+
+		cc_stored_shard(s, i, &sh);
+		lay = cc_lay_fit(lay, &sh);
+	}
+	return lay;
+}
+
 size_t
 cc_stored_pack(unsigned char *data, size_t n, bool tombstone)
 {

@@ -277,6 +277,14 @@ cc_stored_prefix_suffices(const unsigned char *data, size_t avail)
 		 (data[1] & CC_STORED_V3_TOTAL) != 0);
 }
 
+/*
+ * The narrowest layout (CC_LAY_*) that holds every shard of s, whatever the
+ * layout they lie in: what cc_stored_pack() writes for them when their total
+ * fits bigint, and the layout of their compact binary form (cc_wire.h).
+ * 0x05 (one byte each) when there are none.
+ */
+uint8_t		cc_stored_narrowest(const cc_stored *s);
+
 /* The n shards as 32-byte records in out (room for n), whatever the layout. */
 void		cc_stored_widen(const cc_stored *s, unsigned char *out);
 

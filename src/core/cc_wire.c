@@ -1,7 +1,8 @@
 /*
  * cc_wire.c
- *	  The binary form: encoder and the checking decoder (cc_wire.h has the
- *	  byte table).
+ *	  The binary form: encoders (versions 1 and 2, and the compact version
+ *	  3) and the checking decoder of all three (cc_wire.h has the byte
+ *	  table).
  */
 #include "cc_wire.h"
 
@@ -71,13 +72,119 @@ cc_encode_folded(const unsigned char *s, size_t n, const unsigned char *folds,
 	cc_encode_stored(&st, buf);
 }
 
+/* x, of width code (cc_stored.h), big-endian at p. */
+static void
+cc_put_be_width(unsigned char *p, unsigned int code, int64_t x)
+{
+	uint64_t	u = (uint64_t) x;
+
+	switch (code)
+	{
+		case 0:
+			cc_put_be64(p, x);
+			break;
+		case 1:
+			p[0] = (unsigned char) u;
+			break;
+		case 2:
+			p[0] = (unsigned char) (u >> 8);
+			p[1] = (unsigned char) u;
+			break;
+		default:
+			cc_put_be32(p, (uint32_t) u);
+			break;
+	}
+}
+
+/* The unsigned number of width code at p, big-endian. */
+static uint64_t
+cc_get_be_width(const unsigned char *p, unsigned int code)
+{
+	switch (code)
+	{
+		case 0:
+			return (uint64_t) cc_get_be64(p);
+		case 1:
+			return p[0];
+		case 2:
+			return (uint64_t) p[0] << 8 | p[1];
+		default:
+			return cc_get_be32(p);
+	}
+}
+
+/* The same, two's complement: sign-extended from its width. */
+static int64_t
+cc_get_be_width_signed(const unsigned char *p, unsigned int code)
+{
+	uint64_t	u = cc_get_be_width(p, code);
+	unsigned int bits = 8 * (unsigned int) cc_lay_width(code);
+
+	if (bits < 64 && (u >> (bits - 1)) != 0)
+		u |= ~(uint64_t) 0 << bits;
+	return (int64_t) u;
+}
+
+void
+cc_encode_compact(const cc_stored *s, uint8_t lay, unsigned char *buf)
+{
+	size_t		size = cc_lay_size(lay);
+	size_t		cw = cc_lay_width(lay & 3);
+
+	buf[0] = CC_WIRE_VERSION_COMPACT;
+	buf[1] = lay;
+	buf += CC_WIRE_COMPACT_HEADER;
+	for (size_t i = 0; i < s->n; i++)
+	{
+		unsigned char *p = buf + i * size;
+		cc_shard	sh;
+
+		cc_stored_shard(s, i, &sh);
+		memcpy(p, sh.id, CC_ID_LEN);
+		cc_put_be_width(p + CC_ID_LEN, lay & 3, sh.clock);
+		cc_put_be_width(p + CC_ID_LEN + cw, (lay >> 2) & 3, sh.value);
+	}
+}
+
 /*
- * The header of either version, and the length against the counts: counts
- * are compared with quotients of the length, never multiplied first, so
- * that no size computation can overflow.  folds_ok false refuses version 2.
+ * The compact form's header and length: a layout byte without unknown bits,
+ * then whole records, their count the quotient of the length.
  */
 static cc_code
-cc_decode_header_any(const unsigned char *buf, size_t len, bool folds_ok,
+cc_decode_header_compact(const unsigned char *buf, size_t len, size_t *n,
+						 cc_error *err)
+{
+	size_t		size,
+				body;
+
+	if (len < CC_WIRE_COMPACT_HEADER)
+		return cc_fail(err, CC_ERR_BINARY,
+					   "The value is %zu byte%s long; the header of format version %d takes %d.",
+					   len, len == 1 ? "" : "s", CC_WIRE_VERSION_COMPACT,
+					   CC_WIRE_COMPACT_HEADER);
+	if (buf[1] & ~CC_LAY_MASK)
+		return cc_fail(err, CC_ERR_BINARY,
+					   "Unknown layout bits 0x%02x are set.",
+					   (unsigned) (buf[1] & ~CC_LAY_MASK));
+	size = cc_lay_size(buf[1]);
+	body = len - CC_WIRE_COMPACT_HEADER;
+	if (body % size != 0)
+		return cc_fail(err, CC_ERR_BINARY,
+					   "%zu byte%s of shard data %s not a whole number of %zu-byte records (layout 0x%02x).",
+					   body, body == 1 ? "" : "s", body == 1 ? "is" : "are", size,
+					   (unsigned) buf[1]);
+	*n = body / size;
+	return CC_OK;
+}
+
+/*
+ * The header of any version, and the length against the counts: counts
+ * are compared with quotients of the length, never multiplied first, so
+ * that no size computation can overflow.  any false refuses versions 2
+ * and 3.
+ */
+static cc_code
+cc_decode_header_any(const unsigned char *buf, size_t len, bool any,
 					 size_t *n, size_t *nf, bool *tombstone, cc_error *err)
 {
 	uint32_t	count,
@@ -85,18 +192,28 @@ cc_decode_header_any(const unsigned char *buf, size_t len, bool folds_ok,
 	size_t		body,
 				rest;
 
+	if (len >= 1 && buf[0] == CC_WIRE_VERSION_COMPACT && any)
+	{
+		*tombstone = false;
+		*nf = 0;
+		return cc_decode_header_compact(buf, len, n, err);
+	}
 	if (len < CC_WIRE_HEADER)
 		return cc_fail(err, CC_ERR_BINARY,
 					   "The value is %zu byte%s long; the header alone takes %d.",
 					   len, len == 1 ? "" : "s", CC_WIRE_HEADER);
-	if (buf[0] != CC_WIRE_VERSION && buf[0] != CC_WIRE_VERSION_FOLDED)
+	if (buf[0] != CC_WIRE_VERSION && buf[0] != CC_WIRE_VERSION_FOLDED &&
+		buf[0] != CC_WIRE_VERSION_COMPACT)
 		return cc_fail(err, CC_ERR_BINARY,
-					   "Format version %u is not supported; this build reads versions %d and %d.",
-					   (unsigned) buf[0], CC_WIRE_VERSION, CC_WIRE_VERSION_FOLDED);
-	if (buf[0] == CC_WIRE_VERSION_FOLDED && !folds_ok)
+					   "Format version %u is not supported; this build reads versions %d, %d and %d.",
+					   (unsigned) buf[0], CC_WIRE_VERSION, CC_WIRE_VERSION_FOLDED,
+					   CC_WIRE_VERSION_COMPACT);
+	if (buf[0] != CC_WIRE_VERSION && !any)
 		return cc_fail(err, CC_ERR_BINARY,
-					   "Format version %d holds fold records, which this reader does not take.",
-					   CC_WIRE_VERSION_FOLDED);
+					   buf[0] == CC_WIRE_VERSION_FOLDED ?
+					   "Format version %u holds fold records, which this reader does not take." :
+					   "Format version %u is the compact form, which this reader does not take.",
+					   (unsigned) buf[0]);
 	if (buf[1] & ~CC_WIRE_FLAG_TOMBSTONE)
 		return cc_fail(err, CC_ERR_BINARY,
 					   "Unknown flag bits 0x%02x are set.",
@@ -167,6 +284,25 @@ cc_code
 cc_decode_shards(const unsigned char *buf, size_t n, unsigned char *out,
 				 cc_error *err)
 {
+	if (buf[0] == CC_WIRE_VERSION_COMPACT)
+	{
+		uint8_t		lay = buf[1];
+		size_t		size = cc_lay_size(lay);
+		size_t		cw = cc_lay_width(lay & 3);
+
+		buf += CC_WIRE_COMPACT_HEADER;
+		for (size_t i = 0; i < n; i++)
+		{
+			const unsigned char *p = buf + i * size;
+			cc_shard	sh;
+
+			memcpy(sh.id, p, CC_ID_LEN);
+			sh.clock = (int64_t) cc_get_be_width(p + CC_ID_LEN, lay & 3);
+			sh.value = cc_get_be_width_signed(p + CC_ID_LEN + cw, (lay >> 2) & 3);
+			cc_store(out, i, &sh);
+		}
+		return cc_check_canonical(out, n, CC_ERR_BINARY, err);
+	}
 	buf += CC_WIRE_HEADER;
 	for (size_t i = 0; i < n; i++)
 	{

@@ -29,6 +29,27 @@
  * with the shards (cc_fold_check()).  A value has one binary form: version 2
  * with records, version 1 without.
  *
+ * Version 3, the compact form of a live value without fold records (since
+ * 1.12; written only when counter_crdt.binary_format is 'compact', since
+ * earlier releases do not read it):
+ *
+ *	  bytes		field
+ *	  1			format version, 3
+ *	  1			layout: clock width code in bits 0-1, value width code in
+ *				bits 2-3 (code 0 = 8 bytes, 1 = 1, 2 = 2, 3 = 4: the stored
+ *				version 3's codes, cc_stored.h); other bits must be zero
+ *	  each		records: id (16 bytes), clock (unsigned, big-endian, of the
+ *				clock width), value (two's complement, big-endian, of the
+ *				value width, sign-extended on read)
+ *
+ * with no count: the records are the rest of the value, whose length must be
+ * a whole number of records (none: an empty live value).  Ids strictly
+ * ascending and clocks >= 1, as in version 1 (an 8-byte clock of 2^63 or
+ * more is a negative clock, refused).  The encoder writes the narrowest
+ * layout that holds every shard (cc_stored_narrowest()); the decoder takes
+ * any layout.  A tombstone and a value with fold records have no version 3
+ * form: they are sent as version 1 or 2 whatever the setting.
+ *
  * The decoder is reachable by any user (COPY ... (FORMAT binary)): it checks
  * the length against the counts before the caller allocates (by division,
  * so that no product can overflow), then every shard (CC_ERR_BINARY,
@@ -46,6 +67,8 @@
 #define CC_WIRE_HEADER	6
 #define CC_WIRE_FOLD_COUNT 4
 #define CC_WIRE_FLAG_TOMBSTONE 0x01
+#define CC_WIRE_VERSION_COMPACT 3
+#define CC_WIRE_COMPACT_HEADER 2
 
 /*
  * Big-endian numbers and the portable shard (id, then clock and value
@@ -115,6 +138,13 @@ cc_wire_folded_size(size_t n, size_t nf)
 		cc_wire_size(n) + CC_WIRE_FOLD_COUNT + nf * CC_FOLD_RECORD_SIZE;
 }
 
+/* The size of the compact form (version 3) of n shards in layout lay. */
+static inline size_t
+cc_wire_compact_size(size_t n, uint8_t lay)
+{
+	return CC_WIRE_COMPACT_HEADER + n * cc_lay_size(lay);
+}
+
 /*
  * Writes the binary form of n shards (version 1); of a stored value as it
  * lies, its records included (cc_wire_folded_size(s->n, s->nf) bytes); of n
@@ -128,19 +158,34 @@ void		cc_encode_folded(const unsigned char *s, size_t n,
 							 unsigned char *buf);
 
 /*
- * Validates the header and the length of buf, of either version, before
+ * Writes the compact form (version 3) of the shards of s, a live value
+ * without fold records, in layout lay (cc_wire_compact_size(s->n, lay)
+ * bytes): lay must hold every shard, as cc_stored_narrowest(s) and any
+ * layout wider in both fields do; a narrower one would cut numbers short.
+ */
+void		cc_encode_compact(const cc_stored *s, uint8_t lay, unsigned char *buf);
+
+/*
+ * Validates the header and the length of buf, of any version, before
  * anything is allocated: *n gets the shard count and *nf the record count
- * (0 in version 1), which fit len exactly.
+ * (0 in versions 1 and 3), which fit len exactly.
  */
 cc_code		cc_decode_header_folded(const unsigned char *buf, size_t len,
 									size_t *n, size_t *nf, bool *tombstone,
 									cc_error *err);
 
-/* The same for a reader of version 1 only: version 2 is refused. */
+/*
+ * The same for a reader of version 1 only (the parallel aggregate's
+ * deserialize function, which reads what its serialize function wrote):
+ * versions 2 and 3 are refused.
+ */
 cc_code		cc_decode_header(const unsigned char *buf, size_t len,
 							 size_t *n, bool *tombstone, cc_error *err);
 
-/* Decodes the n shards of a checked buffer into out, checking canonical form. */
+/*
+ * Decodes the n shards of a checked buffer (version 1, 2 or 3) into out as
+ * 32-byte records, checking canonical form.
+ */
 cc_code		cc_decode_shards(const unsigned char *buf, size_t n,
 							 unsigned char *out, cc_error *err);
 

@@ -3,7 +3,10 @@
  *	  Text and binary input and output of counter_crdt.
  *
  * The binary form (send/recv) is versioned and big-endian; its byte table
- * is in core/cc_wire.h.  recv is reachable by any user through COPY ...
+ * is in core/cc_wire.h.  send writes versions 1 and 2, which every release
+ * reads, unless counter_crdt.binary_format is 'compact': then a live value
+ * without fold records goes as version 3, which only 1.12 and later read.
+ * recv reads all three, whatever the setting.  recv is reachable by any user through COPY ...
  * (FORMAT binary): it checks the length against the counts before it
  * allocates, and checks every shard and every fold record.  Values with
  * fold records (all three forms) are built by cc_make_folded(), which
@@ -12,9 +15,50 @@
 #include "base/datum.h"
 
 #include "libpq/pqformat.h"
+#include "utils/guc.h"
 
+#include "type/type_io.h"
 #include "core/cc_text.h"
 #include "core/cc_wire.h"
+
+/*
+ * counter_crdt.binary_format: the form send writes.  'portable' (versions 1
+ * and 2, what every release reads) until every server that receives the
+ * values runs 1.12 or later; then 'compact'.  A walsender reads it from the
+ * settings of the database and of the role its subscription connects as,
+ * and from postgresql.conf.
+ */
+typedef enum CcBinaryFormat
+{
+	CC_BINARY_PORTABLE,
+	CC_BINARY_COMPACT
+} CcBinaryFormat;
+
+static const struct config_enum_entry binary_format_options[] = {
+	{"portable", CC_BINARY_PORTABLE, false},
+	{"compact", CC_BINARY_COMPACT, false},
+	{NULL, 0, false}
+};
+
+static int	binary_format = CC_BINARY_PORTABLE;
+
+void
+cc_binary_format_define(void)
+{
+	DefineCustomEnumVariable("counter_crdt.binary_format",
+							 "Binary form that counter_crdt's send function writes.",
+							 "portable: format versions 1 and 2, which every release reads. "
+							 "compact: format version 3 for live values without fold records, "
+							 "which releases before 1.12 cannot read.",
+							 &binary_format,
+							 CC_BINARY_PORTABLE,
+							 binary_format_options,
+							 PGC_USERSET,
+							 0,
+							 NULL,
+							 NULL,
+							 NULL);
+}
 
 /*
  * The last input that was read, text or binary, and the value it gave, kept
@@ -191,9 +235,25 @@ counter_crdt_send(PG_FUNCTION_ARGS)
 	cc_stored	s;
 	bytea	   *result;
 	size_t		size;
+	uint8_t		lay;
 
 	/* the shards (of any layout) and records as they lie */
 	cc_datum_stored(PG_GETARG_DATUM(0), &s);
+	if (binary_format == CC_BINARY_COMPACT && !s.tombstone && s.nf == 0)
+	{
+		/* never longer than version 1: records of at most 32 bytes */
+		lay = cc_stored_narrowest(&s);
+		size = cc_wire_compact_size(s.n, lay);
+		if (size > MaxAllocSize - VARHDRSZ)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("counter_crdt value is too large for its binary form"),
+					 errdetail("The value has %zu shards.", s.n)));
+		result = palloc(VARHDRSZ + size);
+		SET_VARSIZE(result, VARHDRSZ + size);
+		cc_encode_compact(&s, lay, (unsigned char *) VARDATA(result));
+		PG_RETURN_BYTEA_P(result);
+	}
 	size = cc_wire_folded_size(s.n, s.nf);
 	if (size > MaxAllocSize - VARHDRSZ)
 		ereport(ERROR,

@@ -1,7 +1,8 @@
 /*
  * fuzz_binary.c
- *	  libFuzzer harness of the binary decoder, cc_decode_header_folded(),
- *	  cc_decode_shards() and cc_decode_folds() with cc_fold_check(): what
+ *	  libFuzzer harness of the binary decoder (versions 1, 2 and 3),
+ *	  cc_decode_header_folded(), cc_decode_shards() and cc_decode_folds()
+ *	  with cc_fold_check(), and of the compact encoder: what
  *	  counter_crdt_recv runs on every value of COPY (FORMAT binary) and of
  *	  the extended protocol's binary parameters.
  *
@@ -9,15 +10,16 @@
  * (counter_crdt_merge_agg_deserial) reads its state through
  * cc_decode_header(), the reader of version 1 only, and cc_decode_shards():
  * the harness holds cc_decode_header() to the same verdict on every input
- * but version 2, which it must refuse.
+ * but versions 2 and 3, which it must refuse.
  *
  * As in the server, nothing is allocated from the counts in the input until
  * the header check has accepted them: it is what keeps ten bytes announcing
  * 4 billion shards or records from costing an allocation of 128 GB.
  *
  * Accepted bytes must be a canonical state whose encoding is the input, byte
- * for byte (the layout has one spelling per state), and which decodes again
- * to the same state; a state with fold records goes through every form
+ * for byte (versions 1 and 2 have one spelling per state; version 3, the
+ * compact form, one per layout, and the narrowest is never longer), and
+ * which decodes again to the same state; a state with fold records goes through every form
  * (fuzz_folded_round_trip()).  Rejected bytes must give CC_ERR_BINARY and a
  * printable detail.  Each input also seeds a random folded state that goes
  * through every form.
@@ -32,6 +34,60 @@ ref_be64(const uint8_t *p)
 	for (int k = 0; k < 8; k++)
 		v = (v << 8) | p[k];
 	return (int64_t) v;
+}
+
+/* A number of w bytes, big-endian; sign-extended when sign. */
+static int64_t
+ref_be(const uint8_t *p, size_t w, bool sign)
+{
+	uint64_t	v = 0;
+
+	for (size_t k = 0; k < w; k++)
+		v = (v << 8) | p[k];
+	if (sign && w < 8 && (p[0] & 0x80))
+		v -= (uint64_t) 1 << (8 * w);
+	return (int64_t) v;
+}
+
+/* The widths of the layout codes: 8, 1, 2, 4 bytes. */
+static const size_t ref_width[4] = {8, 1, 2, 4};
+
+/*
+ * Version 3 read again: a layout byte of the low 4 bits only, then whole
+ * records of id, clock (unsigned) and value (signed), canonical.
+ */
+static bool
+ref_accepts_compact(const uint8_t *data, size_t size)
+{
+	size_t		cw,
+				vw,
+				rec,
+				count;
+	unsigned char *s;
+	bool		ok;
+
+	if (size < 2 || data[1] > 15)
+		return false;
+	cw = ref_width[data[1] & 3];
+	vw = ref_width[data[1] >> 2];
+	rec = 16 + cw + vw;
+	if ((size - 2) % rec != 0)
+		return false;
+	count = (size - 2) / rec;
+	s = fuzz_alloc(count * CC_SHARD_SIZE);
+	for (size_t i = 0; i < count; i++)
+	{
+		const uint8_t *p = data + 2 + rec * i;
+		cc_shard	sh;
+
+		memcpy(sh.id, p, CC_ID_LEN);
+		sh.clock = ref_be(p + 16, cw, false);
+		sh.value = ref_be(p + 16 + cw, vw, true);
+		cc_store(s, i, &sh);
+	}
+	ok = fuzz_canonical(s, count);
+	free(s);
+	return ok;
 }
 
 /*
@@ -53,6 +109,8 @@ ref_accepts(const uint8_t *data, size_t size)
 			   *f = NULL;
 	bool		ok;
 
+	if (size >= 1 && data[0] == 3)
+		return ref_accepts_compact(data, size);
 	if (size < 6 || (data[0] != 1 && data[0] != 2))
 		return false;
 	if (data[1] != 0 && (data[1] != 1 || data[0] != 1))
@@ -157,10 +215,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rc = cc_decode_header_folded(data, size, &n, &nf, &t, &err);
 	FUZZ_CHECK(cc_decode_header_folded(data, size, &n2, &nf2, &t2, NULL) == rc);
 
-	/* The reader of version 1 alone: the same verdict, version 2 refused. */
+	/* The reader of version 1 alone: the same verdict, versions 2 and 3 refused. */
 	fuzz_poison_error(&err1);
 	rc1 = cc_decode_header(data, size, &n3, &t3, &err1);
-	if (size >= CC_WIRE_HEADER && data[0] == CC_WIRE_VERSION_FOLDED)
+	if (size >= 1 && (data[0] == CC_WIRE_VERSION_FOLDED || data[0] == CC_WIRE_VERSION_COMPACT))
 		FUZZ_CHECK(rc1 == CC_ERR_BINARY);
 	else
 	{
@@ -180,7 +238,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	/* The counts fit the length exactly: only now is it safe to allocate. */
 	FUZZ_CHECK(n2 == n && nf2 == nf && t2 == t);
-	FUZZ_CHECK(size == cc_wire_folded_size(n, nf));
+	FUZZ_CHECK(data[0] == CC_WIRE_VERSION_COMPACT ?
+			   size == cc_wire_compact_size(n, data[1]) && !t && nf == 0 :
+			   size == cc_wire_folded_size(n, nf));
 	FUZZ_CHECK(!t || (n == 0 && nf == 0));
 	FUZZ_CHECK(nf == 0 || data[0] == CC_WIRE_VERSION_FOLDED);
 
@@ -234,10 +294,54 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	FUZZ_CHECK(ref_ok);
 
-	/* One spelling per state: encoding it gives back the input exactly. */
+	/*
+	 * The compact form: any layout that holds the shards is read, so the
+	 * spelling is the layout's.  Encoded again in the input's layout it is
+	 * the input; in the narrowest, no longer, and it reads back the same.
+	 * Not a tombstone, its state also goes through the compact form from
+	 * version 1.
+	 */
+	if (!t)
+	{
+		cc_stored	st;
+		uint8_t		lay;
+		size_t		clen,
+					cn = 0,
+					cnf = 1;
+		bool		ct = true;
+
+		cc_stored_of_records(s, n, false, &st);
+		lay = cc_stored_narrowest(&st);
+		FUZZ_CHECK(lay <= CC_LAY_MASK);
+		if (data[0] == CC_WIRE_VERSION_COMPACT)
+		{
+			FUZZ_CHECK(cc_lay_size(lay) <= cc_lay_size(data[1]));
+			wire = fuzz_alloc(size);
+			cc_encode_compact(&st, data[1], wire);
+			FUZZ_CHECK(memcmp(wire, data, size) == 0);
+			free(wire);
+		}
+		clen = cc_wire_compact_size(n, lay);
+		FUZZ_CHECK(clen <= cc_wire_size(n));
+		wire = fuzz_alloc(clen);
+		cc_encode_compact(&st, lay, wire);
+		FUZZ_CHECK(wire[0] == CC_WIRE_VERSION_COMPACT && wire[1] == lay);
+		FUZZ_CHECK(cc_decode_header_folded(wire, clen, &cn, &cnf, &ct, NULL) == CC_OK);
+		FUZZ_CHECK(cn == n && cnf == 0 && !ct);
+		s2 = fuzz_alloc(n * CC_SHARD_SIZE);
+		FUZZ_CHECK(cc_decode_shards(wire, n, s2, NULL) == CC_OK);
+		FUZZ_CHECK(n == 0 || memcmp(s2, s, n * CC_SHARD_SIZE) == 0);
+		free(s2);
+		free(wire);
+	}
+
+	/*
+	 * One spelling per state in version 1: encoding it gives back a version
+	 * 1 input exactly.
+	 */
 	wire = fuzz_alloc(cc_wire_size(n));
 	cc_encode(s, n, t, wire);
-	FUZZ_CHECK(memcmp(wire, data, size) == 0);
+	FUZZ_CHECK(data[0] == CC_WIRE_VERSION_COMPACT || memcmp(wire, data, size) == 0);
 
 	/* Decoding the encoding again gives the same state. */
 	FUZZ_CHECK(cc_decode_header(wire, cc_wire_size(n), &n2, &t2, NULL) == CC_OK);

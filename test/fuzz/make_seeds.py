@@ -158,6 +158,63 @@ def wire_folded(shards, folds, version=2, flags=0, count=None, fcount=None):
     return out
 
 
+# The width codes of a layout (src/core/cc_stored.h): 0 = 8 bytes, 1 = 1,
+# 2 = 2, 3 = 4.
+WIDTH = {0: 8, 1: 1, 2: 2, 3: 4}
+
+
+def narrowest(shards):
+    def cc(c):
+        return 1 if c < 2**8 else 2 if c < 2**16 else 3 if c < 2**32 else 0
+
+    def vc(v):
+        return (1 if -2**7 <= v < 2**7 else 2 if -2**15 <= v < 2**15
+                else 3 if -2**31 <= v < 2**31 else 0)
+
+    def wider(a, b):
+        return 0 if a == 0 or b == 0 else max(a, b)
+    c = v = 1
+    for _, clock, value in shards:
+        c = wider(c, cc(clock))
+        v = wider(v, vc(value))
+    return c | v << 2
+
+
+def wire_compact(shards, layout=None):
+    # version 3: version, layout, records of id, clock (unsigned) and value
+    # (two's complement), big-endian, at the layout's widths
+    if layout is None:
+        layout = narrowest(shards)
+    cw, vw = WIDTH[layout & 3], WIDTH[(layout >> 2) & 3]
+    out = bytes([3, layout])
+    for u, clock, value in shards:
+        out += uuid_bytes(u) + (clock % 2**(8 * cw)).to_bytes(cw, "big") + \
+            (value % 2**(8 * vw)).to_bytes(vw, "big")
+    return out
+
+
+def binary_compact_seeds():
+    b = "fuzz_binary"
+    write(b, "compact_example", wire_compact([(SPEC1, 3, 42), (SPEC2, 1, -5)]))
+    write(b, "compact_empty", wire_compact([]))
+    write(b, "compact_edges_1", wire_compact([(ONE, 255, -128), (ALL_ONES, 1, 127)]))
+    write(b, "compact_edges_2", wire_compact([(ONE, 65535, -32768), (ALL_ONES, 256, 128)]))
+    write(b, "compact_edges_4", wire_compact([(ONE, 2**32 - 1, -2**31), (ALL_ONES, 65536, 2**31 - 1)]))
+    write(b, "compact_edges_8", wire_compact([(ONE, MAX, MIN), (ALL_ONES, 2**32, MAX)]))
+    write(b, "compact_wider_layout", wire_compact([(SPEC1, 3, 42), (SPEC2, 1, -5)], layout=0x0F))
+    write(b, "compact_all_wide", wire_compact([(LOW_EDGE, 1, 1), (HIGH_EDGE, 2, -1)], layout=0))
+    # rejected
+    write(b, "bad_compact_layout_bit", wire_compact([(SPEC1, 3, 42)], layout=0x15))
+    write(b, "bad_compact_layout_alone", bytes([3, 0x80]))
+    write(b, "bad_compact_version_alone", bytes([3]))
+    write(b, "bad_compact_partial", wire_compact([(SPEC1, 3, 42), (SPEC2, 1, -5)])[:-1])
+    write(b, "bad_compact_extra", wire_compact([(SPEC1, 3, 42)]) + b"\0")
+    write(b, "bad_compact_clock_zero", wire_compact([(SPEC1, 0, 1)]))
+    write(b, "bad_compact_clock_2_63", wire_compact([(SPEC1, 2**63, 1)], layout=0x04))
+    write(b, "bad_compact_descending", wire_compact([(HIGH_EDGE, 1, 1), (LOW_EDGE, 1, 1)]))
+    write(b, "bad_compact_duplicate", wire_compact([(SPEC1, 1, 1), (SPEC1, 2, 2)]))
+
+
 def binary_fold_seeds():
     b = "fuzz_binary"
     write(b, "fold_example", wire_folded(FOLD_EX_SHARDS, FOLD_EX))
@@ -432,5 +489,6 @@ if __name__ == "__main__":
     json_fold_seeds()
     binary_seeds()
     binary_fold_seeds()
+    binary_compact_seeds()
     algebra_seeds()
     stored_seeds()
