@@ -65,7 +65,7 @@ INSERT INTO reviewed VALUES
   ('counter_crdt_replica_merge()', 'v', false, 'u', 'writes tables, or a trigger'),
   ('counter_crdt_retired_writers_changed()', 'v', false, 'u', 'writes tables, or a trigger'),
   ('counter_crdt_rewrite_counters(text,uuid[],regclass)', 'v', false, 'u', 'writes tables, or a trigger'),
-  ('counter_crdt_send(counter_crdt)', 'i', true, 's', 'its arguments only'),
+  ('counter_crdt_send(counter_crdt)', 's', true, 's', 'its argument and a setting (counter_crdt.binary_format)'),
   ('counter_crdt_shards(counter_crdt)', 'i', true, 's', 'its arguments only'),
   ('counter_crdt_sortsupport(internal)', 'i', true, 's', 'its arguments only'),
   ('counter_crdt_strip(counter_crdt,uuid)', 'i', false, 's', 'its arguments only'),

@@ -375,16 +375,16 @@ cc_header_size(size_t n, bool overflow)
 uint8_t
 cc_stored_narrowest(const cc_stored *s)
 {
-	uint8_t		lay = CC_LAY_NARROWEST;
+	cc_ranges	r = {0, 0, 0};
 
 	for (size_t i = 0; i < s->n; i++)
 	{
 		cc_shard	sh;
 
 		cc_stored_shard(s, i, &sh);
-		lay = cc_lay_fit(lay, &sh);
+		cc_ranges_add(&r, sh.clock, sh.value);
 	}
-	return lay;
+	return cc_lay_of(&r);
 }
 
 size_t
