@@ -52,8 +52,9 @@
 # READS_CG_ROWS rows (READS_CG_ROWS / READS_COPIES keys for the merge): one
 # runs pg_prewarm and the query, the other pg_prewarm and the query twice;
 # the difference of standard_ExecutorRun's inclusive count, per row, is one
-# warm run of the query.  The counter's own part is the same difference for
-# its C entry function (the cast, the transition, the comparison).  Needs
+# warm run of the query.  Own is the same difference of the exclusive counts
+# of counter_crdt.so's functions (the bigint's: its transition or comparison
+# function, int8_avg_accum, int8larger, int84gt).  Needs
 # valgrind (callgrind_annotate).  READS_CG_KEEP=DIR keeps the profiles there.
 #
 # Knobs: READS_ROWS [1000000], READS_KEYS [100000], READS_COPIES [10],
@@ -202,10 +203,14 @@ as_pg "$BIN/pg_ctl" -D "$D/data" -m fast -w stop >/dev/null
 CG=${READS_CG_KEEP:-$D/cg}
 mkdir -p "$CG"
 chown postgres: "$CG"
-# inclusive instructions of FUNCTION in profile FILE (0 if it never ran):
-# the sum of its entries, one per source file its inlined code came from
+# inclusive instructions of FUNCTION in profile FILE (0 if it never ran)
 incl() { callgrind_annotate --inclusive=yes --auto=no --threshold=100 "$1" 2>/dev/null |
-	awk -v f=":$2 [" 'index($0, f) { gsub(",", "", $1); v += $1 } END { print v + 0 }'; }
+	awk -v f=":$2 [" '!found && index($0, f) { gsub(",", "", $1); v = $1; found = 1 } END { print v + 0 }'; }
+# exclusive instructions of the functions whose names match the regular
+# expression RE, in FILE: every entry, one per source file their inlined
+# code came from
+excl() { callgrind_annotate --inclusive=no --auto=no --threshold=100 "$1" 2>/dev/null |
+	awk -v f=":($2)( \\[|$)" '$0 ~ f { gsub(",", "", $1); v += $1 } END { print v + 0 }'; }
 # cg NAME TABLE QUERY REPEATS: a single-user session under callgrind
 cg() {
 	local sql
@@ -223,26 +228,24 @@ cg_pair() {
 	cg "$id.1" "$tbl" "$q" 1
 	cg "$id.2" "$tbl" "$q" 2
 	t=$(( $(incl "$CG/$id.2" standard_ExecutorRun) - $(incl "$CG/$id.1" standard_ExecutorRun) ))
-	own=0
-	[ -z "$fn" ] || own=$(( $(incl "$CG/$id.2" "$fn") - $(incl "$CG/$id.1" "$fn") ))
+	own=$(( $(excl "$CG/$id.2" "$fn") - $(excl "$CG/$id.1" "$fn") ))
 	echo "$(calc "$t / $rows" 0) $(calc "$own / $rows" 0)"
 }
-declare -A FN
-FN[castsum]=counter_crdt_value; FN[sum]=counter_crdt_sum_accum; FN[avg]=counter_crdt_sum_accum
-FN[max]=counter_crdt_max_accum; FN[gt]=counter_crdt_value_gt_int4; FN[merge]=counter_crdt_merge_agg_trans
+# own: the counter's functions (counter_crdt_*, cc_*, all of counter_crdt.so's)
+# and the bigint's transition or comparison, exclusive
 declare -A BFN
 BFN[castsum]=int8_avg_accum; BFN[sum]=int8_avg_accum; BFN[avg]=int8_avg_accum
 BFN[max]=int8larger; BFN[gt]=int84gt; BFN[merge]=int8_avg_accum
 say "callgrind: $(fmt_int "$CGROWS") rows ($(fmt_int "$CGM") for the merge), two sessions a query"
 echo
-echo "reads in instructions per row (callgrind, one warm run; own: the counter's C entry, the bigint's fmgr function)"
+echo "reads in instructions per row (callgrind, one warm run; own: counter_crdt.so's, and the bigint's fmgr function)"
 echo
 printf '%-26s %14s %14s %8s %12s %12s\n' figure counter bigint ratio "own, c" "own, bigint"
 for f in "${FIGS[@]}"; do
 	if [ "$f" = merge ]; then tc=cg_m; tb=cg_m; rows=$CGM; else tc=cg_rc; tb=cg_rb; rows=$CGROWS; fi
 	qc=${QC[$f]/FROM rc/FROM cg_rc}; qc=${qc/FROM m/FROM cg_m}
 	qb=${QB[$f]/FROM rb/FROM cg_rb}; qb=${qb/FROM m/FROM cg_m}
-	read -r c co < <(cg_pair "$f.c" "$tc" "$qc" "$rows" "${FN[$f]}")
+	read -r c co < <(cg_pair "$f.c" "$tc" "$qc" "$rows" 'counter_crdt_[a-z0-9_]*|cc_[a-z0-9_]*')
 	read -r b bo < <(cg_pair "$f.b" "$tb" "$qb" "$rows" "${BFN[$f]}")
 	printf '%-26s %14s %14s %6s x %12s %12s\n' "${NAME[$f]}" "$c" "$b" "$(calc "$c / $b" 3)" "$co" "$bo"
 done
