@@ -123,6 +123,12 @@
 #                                bigint; about eleven minutes; skipped before
 #                                PostgreSQL 16; its knobs are MESH_*) and
 #                                append its table to BENCH_OUT; 0 skips it
+#   BENCH_READS [1]              then run bench/reads.sh (sum(c::bigint),
+#                                sum, avg, max, c > n and the merge aggregate
+#                                against the same on bigint, interleaved
+#                                rounds; about a minute and a half; its knobs
+#                                are READS_*) and append its table to
+#                                BENCH_OUT; 0 skips it
 #
 set -euo pipefail
 
@@ -633,7 +639,8 @@ say "wrote $OUT"
 
 # The sections below start servers of their own.
 if [ "${BENCH_REPLICATED:-1}" != 0 ] || [ "${BENCH_WRITERS:-1}" != 0 ] ||
-	[ "${BENCH_FDW:-1}" != 0 ] || [ "${BENCH_BYTES:-1}" != 0 ] || [ "${BENCH_MESH:-1}" != 0 ]; then
+	[ "${BENCH_FDW:-1}" != 0 ] || [ "${BENCH_BYTES:-1}" != 0 ] || [ "${BENCH_MESH:-1}" != 0 ] ||
+	[ "${BENCH_READS:-1}" != 0 ]; then
 	pg_stop "$PGC_DIR"
 fi
 
@@ -706,4 +713,18 @@ elif [ "${BENCH_MESH:-1}" != 0 ]; then
 		echo '```'
 	} >>"$OUT"
 	say "appended the mesh throughput to $OUT"
+fi
+
+if [ "${BENCH_READS:-1}" != 0 ]; then
+	say "reads at a bigint's cost: bench/reads.sh"
+	bash "$ROOT/bench/reads.sh" | tee "$WORK/reads.out"
+	{
+		echo
+		echo "## Reads at a bigint's cost (\`bench/reads.sh\`)"
+		echo
+		echo '```'
+		sed -n '/^reads at a bigint/,$p' "$WORK/reads.out"
+		echo '```'
+	} >>"$OUT"
+	say "appended the reads to $OUT"
 fi

@@ -21,24 +21,23 @@
 
 /*
  * Calls a transition function of bigint (fn: int8_avg_accum or its inverse)
- * with this call's state, aggregate context and the counter's value, or a
- * NULL input for a NULL counter or a tombstone.
+ * with this call's own fcinfo, its second argument (the counter) replaced
+ * by the counter's value, or a NULL input for a NULL counter or a tombstone,
+ * and put back after: the same state, aggregate context and flinfo, with no
+ * second call frame to build per row.
  */
 static inline Datum
 cc_int8_trans(PGFunction fn, FunctionCallInfo fcinfo)
 {
-	LOCAL_FCINFO(inner, 2);
+	NullableDatum counter = fcinfo->args[1];
 	int64		value = 0;
 	Datum		result;
 
-	InitFunctionCallInfoData(*inner, fcinfo->flinfo, 2, InvalidOid,
-							 fcinfo->context, NULL);
-	inner->args[0] = fcinfo->args[0];
-	inner->args[1].isnull = PG_ARGISNULL(1) ||
-		!cc_datum_value(PG_GETARG_DATUM(1), &value);
-	inner->args[1].value = Int64GetDatum(value);
-	result = fn(inner);
-	fcinfo->isnull = inner->isnull;
+	fcinfo->args[1].isnull = counter.isnull ||
+		!cc_datum_value(counter.value, &value);
+	fcinfo->args[1].value = Int64GetDatum(value);
+	result = fn(fcinfo);
+	fcinfo->args[1] = counter;
 	return result;
 }
 
@@ -62,7 +61,7 @@ counter_crdt_sum_accum_inv(PG_FUNCTION_ARGS)
  * Transitions of min(c) and max(c): the state is the least or greatest
  * value so far, NULL until a live counter comes.
  */
-static inline Datum
+static pg_attribute_always_inline Datum
 cc_extreme_trans(FunctionCallInfo fcinfo, bool greatest)
 {
 	int64		value;

@@ -97,7 +97,14 @@ cc_merge_count(const unsigned char *a, size_t na,
  * wins over a's is written into out (a itself) when out is given, and makes
  * the walk fail when it is not.
  */
-static inline bool
+/* the walk below, made once per layout: the layout a constant in each */
+#if defined(__GNUC__) || defined(__clang__)
+#define CC_WALK_INLINE inline __attribute__((always_inline))
+#else
+#define CC_WALK_INLINE inline
+#endif
+
+static CC_WALK_INLINE bool
 cc_walk_subset_any(const unsigned char *a, size_t na,
 				   const unsigned char *b, size_t nb, unsigned char *out,
 				   uint8_t lay)
@@ -157,11 +164,39 @@ cc_walk_subset(const unsigned char *a, size_t na,
 	return cc_walk_subset_any(a, na, b, nb, out, CC_LAY_WIDE);
 }
 
+/*
+ * One walk per layout, so that each reads its records' numbers with fixed
+ * widths and offsets (the merge aggregate's every row lands here): 3
+ * shards of layout 0x05 took 174 instructions with the layout a variable,
+ * 113 with it a constant (bench/reads.sh, READS_CALLGRIND=1).
+ */
 bool
 cc_merge_into_stored(unsigned char *a, size_t na,
 					 const unsigned char *b, size_t nb, uint8_t lay)
 {
-	return cc_walk_subset_any(a, na, b, nb, a, lay);
+#define CC_WALK_LAY(l) case l: return cc_walk_subset_any(a, na, b, nb, a, l)
+	switch (lay)
+	{
+			CC_WALK_LAY(0x00);
+			CC_WALK_LAY(0x01);
+			CC_WALK_LAY(0x02);
+			CC_WALK_LAY(0x03);
+			CC_WALK_LAY(0x04);
+			CC_WALK_LAY(0x05);
+			CC_WALK_LAY(0x06);
+			CC_WALK_LAY(0x07);
+			CC_WALK_LAY(0x08);
+			CC_WALK_LAY(0x09);
+			CC_WALK_LAY(0x0A);
+			CC_WALK_LAY(0x0B);
+			CC_WALK_LAY(0x0C);
+			CC_WALK_LAY(0x0D);
+			CC_WALK_LAY(0x0E);
+			CC_WALK_LAY(0x0F);
+		default:
+			return cc_walk_subset_any(a, na, b, nb, a, lay);
+	}
+#undef CC_WALK_LAY
 }
 
 bool

@@ -74,13 +74,23 @@ cc_compare_value(FunctionCallInfo fcinfo, Datum counter, int64 *wraps, int64 *lo
 	return live;
 }
 
-/* The sign of value(counter) - n; false for a tombstone. */
-static inline bool
+/*
+ * The sign of value(counter) - n; false for a tombstone.  A query's call
+ * reads the value inline (cc_datum_value()), where it lies.
+ */
+static pg_attribute_always_inline bool
 cc_value_cmp_int(FunctionCallInfo fcinfo, Datum counter, int64 n, int *sign)
 {
 	int64		wraps,
 				v;
 
+	if (likely(fcinfo->flinfo != NULL && fcinfo->flinfo->fn_expr != NULL))
+	{
+		if (!cc_datum_value(counter, &v))
+			return false;
+		*sign = (v > n) - (v < n);
+		return true;
+	}
 	if (!cc_compare_value(fcinfo, counter, &wraps, &v))
 		return false;
 	*sign = wraps != 0 ? (wraps > 0) - (wraps < 0) : (v > n) - (v < n);

@@ -19,10 +19,11 @@
  * version 2 value keeps its total in its first bytes: an inline one is read
  * in place, a compressed or out-of-line one through a slice of those bytes
  * (only that prefix is decompressed, only the first chunk fetched).  What
- * c::bigint reads, and every comparison, cast and aggregate of the value.
+ * c::bigint reads, and every comparison, cast and aggregate of the value,
+ * for the values that cc_datum_value() (value.h) does not sum inline.
  */
 bool
-cc_datum_value(Datum d, int64 *value)
+cc_datum_value_read(Datum d, int64 *value)
 {
 	struct varlena *raw = (struct varlena *) DatumGetPointer(d);
 	cc_stored	s;
