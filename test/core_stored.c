@@ -354,45 +354,35 @@ stored_round_trip(const unsigned char *s, size_t n, bool tombstone,
 	}
 	free(packed);
 
-	/* the same state as version 2 bytes, as 1.3 to 1.11 wrote it */
-	v1 = exact_alloc(V2 + n * WIDE);
-	v1_len = ref_v2(s, n, tombstone, v1);
-	memset(&st, 0x5a, sizeof(st));
-	EXPECT(cc_stored_open(v1, v1_len, &st, &err) == CC_OK);
-	EXPECT(st.shards == v1 + V2 && st.total_kept && st.lay == ref_lay(v1));
-	EXPECT(st.n == (tombstone ? 0 : n) && st.tombstone == tombstone);
-	EXPECT(st.overflow == (!tombstone && sum_rc != CC_OK));
-	wide = exact_alloc(st.n * WIDE);
-	cc_stored_widen(&st, wide);
-	EXPECT(memcmp(wide, s, st.n * WIDE) == 0);
-	free(wide);
-	if (!tombstone)
+	/*
+	 * The same state as version 2 bytes, as 1.3 to 1.11 wrote it (the total
+	 * kept), and as version 1 bytes, as 1.0 to 1.2 did (valued by the walk):
+	 * read in place
+	 */
+	for (int version = 2; version >= 1; version--)
 	{
-		got = 0;
-		EXPECT(cc_stored_value(&st, &got, NULL) == sum_rc);
-		EXPECT(sum_rc != CC_OK || got == sum);
-	}
-	free(v1);
+		size_t		head = version == 2 ? V2 : 4;
 
-	/* the same state as version 1 bytes: read in place, valued by the walk */
-	v1 = exact_alloc(4 + n * WIDE);
-	v1_len = ref_v1(s, n, tombstone, v1);
-	memset(&st, 0x5a, sizeof(st));
-	EXPECT(cc_stored_open(v1, v1_len, &st, &err) == CC_OK);
-	EXPECT(st.shards == v1 + 4);
-	EXPECT(st.n == (tombstone ? 0 : n) && st.tombstone == tombstone);
-	EXPECT(!st.total_kept && st.lay == CC_LAY_WIDE && !st.overflow);
-	wide = exact_alloc(st.n * WIDE);
-	cc_stored_widen(&st, wide);
-	EXPECT(memcmp(wide, s, st.n * WIDE) == 0);
-	free(wide);
-	if (!tombstone)
-	{
-		got = 0;
-		EXPECT(cc_stored_value(&st, &got, NULL) == sum_rc);
-		EXPECT(sum_rc != CC_OK || got == sum);
+		v1 = exact_alloc(head + n * WIDE);
+		v1_len = version == 2 ? ref_v2(s, n, tombstone, v1) : ref_v1(s, n, tombstone, v1);
+		memset(&st, 0x5a, sizeof(st));
+		EXPECT(cc_stored_open(v1, v1_len, &st, &err) == CC_OK);
+		EXPECT(st.shards == v1 + head && st.lay == ref_lay(v1));
+		EXPECT(st.total_kept == (version == 2));
+		EXPECT(st.n == (tombstone ? 0 : n) && st.tombstone == tombstone);
+		EXPECT(st.overflow == (version == 2 && !tombstone && sum_rc != CC_OK));
+		wide = exact_alloc(st.n * WIDE);
+		cc_stored_widen(&st, wide);
+		EXPECT(memcmp(wide, s, st.n * WIDE) == 0);
+		free(wide);
+		if (!tombstone)
+		{
+			got = 0;
+			EXPECT(cc_stored_value(&st, &got, NULL) == sum_rc);
+			EXPECT(sum_rc != CC_OK || got == sum);
+		}
+		free(v1);
 	}
-	free(v1);
 
 	if (seen)
 	{

@@ -340,20 +340,24 @@ cc_stored_sum(const unsigned char *shards, size_t n, uint8_t lay,
  * else version 3.
  */
 static size_t
+cc_put_v2_header(unsigned char *data, uint8_t flags)
+{
+	int64_t		zero = 0;
+
+	data[0] = CC_STORED_V2;
+	data[1] = flags;
+	data[2] = 0;
+	data[3] = 0;
+	memcpy(data + CC_STORED_V1_HEADER, &zero, sizeof(zero));
+	return CC_STORED_HEADER;
+}
+
+static size_t
 cc_put_header(unsigned char *data, size_t n, uint8_t lay, bool overflow,
 			  int64_t total)
 {
 	if (overflow)
-	{
-		int64_t		zero = 0;
-
-		data[0] = CC_STORED_V2;
-		data[1] = CC_STORED_FLAG_OVERFLOW;
-		data[2] = 0;
-		data[3] = 0;
-		memcpy(data + CC_STORED_V1_HEADER, &zero, sizeof(zero));
-		return CC_STORED_HEADER;
-	}
+		return cc_put_v2_header(data, CC_STORED_FLAG_OVERFLOW);
 	data[0] = CC_STORED_V3;
 	data[1] = lay;
 	if (n <= CC_STORED_V3_SUMMED)
@@ -397,16 +401,7 @@ cc_stored_pack(unsigned char *data, size_t n, bool tombstone)
 	size_t		head;
 
 	if (tombstone)
-	{
-		int64_t		zero = 0;
-
-		data[0] = CC_STORED_V2;
-		data[1] = CC_STORED_FLAG_TOMBSTONE;
-		data[2] = 0;
-		data[3] = 0;
-		memcpy(data + CC_STORED_V1_HEADER, &zero, sizeof(zero));
-		return CC_STORED_HEADER;
-	}
+		return cc_put_v2_header(data, CC_STORED_FLAG_TOMBSTONE);
 	overflow = cc_sum(shards, n, &total, NULL) != CC_OK;
 	if (overflow)
 		lay = CC_LAY_WIDE;
