@@ -40,7 +40,9 @@ foreach my $node ($pub, $sub)
 		SELECT counter_crdt_enable_replica_merge('t');
 	});
 }
+# LOAD first: before 17, ALTER SYSTEM knows only the settings of loaded libraries
 $pub->safe_psql('postgres', qq{
+	LOAD 'counter_crdt';
 	ALTER SYSTEM SET counter_crdt.node_id = '7f0cab51-fb72-3e98-bdb4-0404a982865d';
 	CREATE PUBLICATION pub FOR TABLE t WITH (publish = 'insert, update, delete');
 	CREATE ROLE replicator WITH LOGIN REPLICATION;
