@@ -796,7 +796,12 @@ stored_refusals_v3(void)
 				  "a version 3 header of one byte");
 	for (unsigned lay = 0; lay <= CC_LAY_MASK; lay++)
 	{
-		size_t		size = 16 + cc_lay_width(lay & 3) + cc_lay_width(lay >> 2);
+		static const size_t width[4] = {8, 1, 2, 4};	/* the byte map's codes */
+		size_t		size = 16 + width[lay & 3] + width[lay >> 2];
+
+		CHECKF(cc_lay_size((uint8_t) lay) == size && cc_lay_width(lay & 3) == width[lay & 3],
+			   "layout %02x: %zu bytes a record, the byte map says %zu", lay,
+			   cc_lay_size((uint8_t) lay), size);
 
 		opens_as(mk3((uint8_t) lay, 0), 0, (uint8_t) lay, "version 3, no shards");
 		opens_as(mk3((uint8_t) lay, size), 1, (uint8_t) lay, "version 3, one shard");

@@ -78,14 +78,22 @@
 static inline size_t
 cc_lay_width(unsigned int code)
 {
-	return code == 0 ? 8 : (size_t) 1 << (code - 1);
+	static const uint8_t widths[4] = {8, 1, 2, 4};
+
+	return widths[code & 3];
 }
 
-/* The bytes of one record of layout lay. */
+/*
+ * The bytes of one record of layout lay: CC_ID_LEN and the widths of its
+ * clock and value (a table: every read of a row asks for it).
+ */
 static inline size_t
 cc_lay_size(uint8_t lay)
 {
-	return CC_ID_LEN + cc_lay_width(lay & 3) + cc_lay_width((lay >> 2) & 3);
+	static const uint8_t sizes[16] = {32, 25, 26, 28, 25, 18, 19, 21,
+	26, 19, 20, 22, 28, 21, 22, 24};
+
+	return sizes[lay & CC_LAY_MASK];
 }
 
 /* A stored value as read: its shards as they lie, and the kept total. */
@@ -303,76 +311,18 @@ cc_code		cc_stored_sum(const unsigned char *shards, size_t n, uint8_t lay,
 						  int64_t *out, cc_error *err);
 
 /*
- * The exact sum of the values: the kept total, or the walk of the shards;
- * CC_ERR_OVERFLOW outside bigint.  Not for tombstones.  Inline: it is what
- * c::bigint does once per row.
+ * The sum of n records of layout lay whose values take at most 4 bytes,
+ * where they lie; n at most CC_STORED_V3_SUMMED, so the sum cannot
+ * overflow.  Only the width of the values decides the loop, so that a
+ * value is a load and an add.
  */
-static inline cc_code
-cc_stored_value(const cc_stored *s, int64_t *out, cc_error *err)
+static CC_STORED_INLINE int64_t
+cc_stored_small_sum(const unsigned char *shards, size_t n, uint8_t lay)
 {
-	if (!s->total_kept)
-	{
-		int64_t		sum = 0;
-
-		if ((s->lay >> 2) == 0 || s->n > CC_STORED_V3_SUMMED)
-			return cc_stored_sum(s->shards, s->n, s->lay, out, err);
-		/* at most 16 values of at most 32 bits: no overflow */
-		for (size_t i = 0; i < s->n; i++)
-		{
-			int64_t		clock,
-						value;
-
-			cc_stored_record_nums(cc_stored_record(s->shards, i, s->lay),
-								  s->lay, &clock, &value);
-			sum += value;
-		}
-		*out = sum;
-		return CC_OK;
-	}
-	if (s->overflow)
-		return cc_fail(err, CC_ERR_OVERFLOW, s->nf > 0 ?
-					   "The total of the shards and fold records leaves the bigint range." :
-					   "The sum of the shard values leaves the bigint range.");
-	*out = s->total;
-	return CC_OK;
-}
-
-/*
- * The value of the version 3 value of len bytes at data that nearly every
- * read meets (no kept total, at most CC_STORED_V3_SUMMED records, values of
- * at most 4 bytes, so the sum cannot overflow), summed where it lies: true
- * and *out then, false for any other bytes (no error: the caller reads them
- * with cc_stored_open() and cc_stored_value(), which check them and say
- * what is wrong).  What it takes, cc_stored_open() takes, and
- * cc_stored_value() gives the same sum.  Only the width of the values
- * decides the loop, so that a value is a load and an add: c::bigint, the
- * comparisons and the value aggregates read every row through it.
- */
-static CC_STORED_INLINE bool
-cc_stored_v3_quick_sum(const unsigned char *data, size_t len, int64_t *out)
-{
-	/* by layout: the bytes of a record, and where its value starts in it */
-	static const uint8_t sizes[16] = {32, 25, 26, 28, 25, 18, 19, 21,
-	26, 19, 20, 22, 28, 21, 22, 24};
-	static const uint8_t value_at[16] = {24, 17, 18, 20, 24, 17, 18, 20,
-	24, 17, 18, 20, 24, 17, 18, 20};
-	uint32_t	size,
-				body,
-				n;
-	unsigned int lay;
-	const unsigned char *p;
+	size_t		size = cc_lay_size(lay);
+	const unsigned char *p = shards + CC_ID_LEN + cc_lay_width(lay & 3);
 	int64_t		sum = 0;
 
-	if (len < CC_STORED_V3_HEADER || len > CC_STORED_V3_HEADER +
-		CC_STORED_V3_SUMMED * 32 || data[0] != CC_STORED_V3 ||
-		(lay = data[1]) > CC_LAY_MASK || (lay >> 2) == 0)
-		return false;
-	size = sizes[lay];
-	body = (uint32_t) len - CC_STORED_V3_HEADER;
-	n = body / size;
-	if (n * size != body || n > CC_STORED_V3_SUMMED)
-		return false;
-	p = data + CC_STORED_V3_HEADER + value_at[lay];
 	switch (lay >> 2)
 	{
 		case 1:
@@ -398,7 +348,60 @@ cc_stored_v3_quick_sum(const unsigned char *data, size_t len, int64_t *out)
 			}
 			break;
 	}
-	*out = sum;
+	return sum;
+}
+
+/*
+ * The exact sum of the values: the kept total, or the walk of the shards;
+ * CC_ERR_OVERFLOW outside bigint.  Not for tombstones.  Inline: it is what
+ * c::bigint does once per row.
+ */
+static inline cc_code
+cc_stored_value(const cc_stored *s, int64_t *out, cc_error *err)
+{
+	if (!s->total_kept)
+	{
+		if ((s->lay >> 2) == 0 || s->n > CC_STORED_V3_SUMMED)
+			return cc_stored_sum(s->shards, s->n, s->lay, out, err);
+		*out = cc_stored_small_sum(s->shards, s->n, s->lay);
+		return CC_OK;
+	}
+	if (s->overflow)
+		return cc_fail(err, CC_ERR_OVERFLOW, s->nf > 0 ?
+					   "The total of the shards and fold records leaves the bigint range." :
+					   "The sum of the shard values leaves the bigint range.");
+	*out = s->total;
+	return CC_OK;
+}
+
+/*
+ * The value of the version 3 value of len bytes at data that nearly every
+ * read meets (no kept total, at most CC_STORED_V3_SUMMED records, values of
+ * at most 4 bytes, so the sum cannot overflow), summed where it lies: true
+ * and *out then, false for any other bytes (no error: the caller reads them
+ * with cc_stored_open() and cc_stored_value(), which check them and say
+ * what is wrong).  What it takes, cc_stored_open() takes, and
+ * cc_stored_value() gives the same sum (cc_stored_small_sum()): c::bigint,
+ * the comparisons and the value aggregates read every row through it.
+ */
+static CC_STORED_INLINE bool
+cc_stored_v3_quick_sum(const unsigned char *data, size_t len, int64_t *out)
+{
+	uint32_t	size,
+				body,
+				n;
+	unsigned int lay;
+
+	if (len < CC_STORED_V3_HEADER || len > CC_STORED_V3_HEADER +
+		CC_STORED_V3_SUMMED * CC_SHARD_SIZE || data[0] != CC_STORED_V3 ||
+		(lay = data[1]) > CC_LAY_MASK || (lay >> 2) == 0)
+		return false;
+	size = (uint32_t) cc_lay_size((uint8_t) lay);
+	body = (uint32_t) len - CC_STORED_V3_HEADER;
+	n = body / size;
+	if (n * size != body || n > CC_STORED_V3_SUMMED)
+		return false;
+	*out = cc_stored_small_sum(data + CC_STORED_V3_HEADER, n, (uint8_t) lay);
 	return true;
 }
 
