@@ -156,4 +156,15 @@ COPY cb_in FROM :'casefile' (FORMAT binary);
 
 RESET ALL;
 
+-- A role without any privilege sets it for itself, and its send follows it.
+CREATE ROLE regress_cb_plain;
+SET ROLE regress_cb_plain;
+SET counter_crdt.binary_format = 'compact';
+SELECT get_byte(counter_crdt_send('{0b6e7f3a-2d44-4c8e-9a51-3f0d2c7b1e90:1:5}'::counter_crdt), 0) AS version_compact;
+SET counter_crdt.binary_format = 'portable';
+SELECT get_byte(counter_crdt_send('{0b6e7f3a-2d44-4c8e-9a51-3f0d2c7b1e90:1:5}'::counter_crdt), 0) AS version_portable;
+RESET ROLE;
+RESET ALL;
+DROP ROLE regress_cb_plain;
+
 DROP TABLE cb_src, cb_dst, cb_in;
