@@ -191,18 +191,18 @@ states.uniq.first(150).each do |s|
     server = begin
       conn.exec_params("SELECT $1::text", [{ value: bytes, type: oid, format: 1 }]).getvalue(0, 0)
     rescue PG::Error => e
-      "refused #{e.result&.error_field(PG::PG_DIAG_SQLSTATE)}"
+      "refused #{e.result&.error_field(PG::PG_DIAG_SQLSTATE)}: #{e.result&.error_field(PG::PG_DIAG_MESSAGE_DETAIL)}"
     end
     client = begin
       CounterCrdt::State.from_binary(bytes).to_s
-    rescue CounterCrdt::ParseError
-      "refused 22P03"
+    rescue CounterCrdt::ParseError => e
+      "refused 22P03: #{e.message}"
     end
     kinds[server.start_with?("refused") ? "refused" : "accepted"] += 1
     bad << "#{bytes.unpack1('H*')}: server #{server}, client #{client}" if server != client
   end
 end
-check(bad.empty? && kinds["refused"] > 100, "damaged binary values: the client refuses what the server's recv refuses (22P03), reads the rest alike (#{kinds.sort.map { |k, v| "#{k} #{v}" }.join(', ')})",
+check(bad.empty? && kinds["refused"] > 100, "damaged binary values: the client refuses what the server's recv refuses (22P03, the same detail), reads the rest alike (#{kinds.sort.map { |k, v| "#{k} #{v}" }.join(', ')})",
       bad.first(5).join("\n# "))
 
 # --- the compact binary form (version 3) ----------------------------------------
