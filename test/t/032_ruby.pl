@@ -5,7 +5,9 @@
 #    a scratch GEM_HOME; every Ruby program below loads it from there.
 # 2. clients/ruby/test/state_checks.rb: CounterCrdt::State and the ruby-pg
 #    coders against the server (random states, damaged ones, fold records,
-#    merges; text and binary); clients/ruby/test/ar_checks.rb: the
+#    merges; text and binary, and the compact binary form that a session
+#    with counter_crdt.binary_format = 'compact' gets, bytes of version 3
+#    refused with the server's details); clients/ruby/test/ar_checks.rb: the
 #    ActiveRecord type, saves, increments, migrations and the server's
 #    guard.  Each "ok"/"not ok" line is a check here.
 # 3. The programs of doc/ruby.md, run as written in a database "shop" under

@@ -191,19 +191,204 @@ states.uniq.first(150).each do |s|
     server = begin
       conn.exec_params("SELECT $1::text", [{ value: bytes, type: oid, format: 1 }]).getvalue(0, 0)
     rescue PG::Error => e
-      "refused #{e.result&.error_field(PG::PG_DIAG_SQLSTATE)}"
+      "refused #{e.result&.error_field(PG::PG_DIAG_SQLSTATE)}: #{e.result&.error_field(PG::PG_DIAG_MESSAGE_DETAIL)}"
     end
     client = begin
       CounterCrdt::State.from_binary(bytes).to_s
-    rescue CounterCrdt::ParseError
-      "refused 22P03"
+    rescue CounterCrdt::ParseError => e
+      "refused 22P03: #{e.message}"
     end
     kinds[server.start_with?("refused") ? "refused" : "accepted"] += 1
     bad << "#{bytes.unpack1('H*')}: server #{server}, client #{client}" if server != client
   end
 end
-check(bad.empty? && kinds["refused"] > 100, "damaged binary values: the client refuses what the server's recv refuses (22P03), reads the rest alike (#{kinds.sort.map { |k, v| "#{k} #{v}" }.join(', ')})",
+check(bad.empty? && kinds["refused"] > 100, "damaged binary values: the client refuses what the server's recv refuses (22P03, the same detail), reads the rest alike (#{kinds.sort.map { |k, v| "#{k} #{v}" }.join(', ')})",
       bad.first(5).join("\n# "))
+
+# --- the compact binary form (version 3) ----------------------------------------
+# With counter_crdt.binary_format = 'compact' (since 1.12) the server sends a
+# live value without fold records as version 3, in the narrowest layout that
+# holds its shards; a tombstone and a value with fold records stay versions
+# 1 and 2.  from_binary reads them all as their text.
+conn.exec("SET counter_crdt.binary_format = 'compact'")
+V3_IDS = ["0b6e7f3a-2d44-4c8e-9a51-3f0d2c7b1e90", "7f0cab51-fb72-3e98-bdb4-0404a982865d",
+          "80000000-0000-0000-0000-000000000000", "ffffffff-ffff-ffff-ffff-ffffffffffff"].freeze
+WIDTH_CODE = { 8 => 0, 1 => 1, 2 => 2, 4 => 3 }.freeze
+# the numbers that need each width: the smallest and the largest
+CLOCK_EDGES = { 1 => [1, 255], 2 => [256, 65_535], 4 => [65_536, 2**32 - 1], 8 => [2**32, 2**63 - 1] }.freeze
+VALUE_EDGES = { 1 => [-128, 127, 0, -1], 2 => [-129, 128, -32_768, 32_767],
+                4 => [-32_769, 32_768, -2**31, 2**31 - 1], 8 => [-2**31 - 1, 2**31, -2**63, 2**63 - 1] }.freeze
+def layout(cw, vw)
+  WIDTH_CODE[cw] | WIDTH_CODE[vw] << 2
+end
+
+# [text, the first bytes the server must send]
+v3_cases = [["{}", [3, 0x05].pack("CC")]]
+CLOCK_EDGES.each do |cw, clocks|
+  clocks.each { |c| v3_cases << ["{#{V3_IDS[1]}:#{c}:0}", [3, layout(cw, 1)].pack("CC")] }
+  VALUE_EDGES.each do |vw, values|
+    shards = values.each_with_index.map { |v, i| "#{V3_IDS[i]}:#{clocks[i % 2]}:#{v}" }
+    v3_cases << ["{#{shards.join(', ')}}", [3, layout(cw, vw)].pack("CC")]
+  end
+end
+VALUE_EDGES.each do |vw, values|
+  values.each { |v| v3_cases << ["{#{V3_IDS[2]}:1:#{v}}", [3, layout(1, vw)].pack("CC")] }
+end
+v3_cases << ["tombstone", [1, 1, 0].pack("CCN")]
+v3_cases << [texts.find { |t| t.start_with?("{#{FF[0]}:4:110} folded") }, [2, 0].pack("CC")]
+
+bad = []
+layouts = Hash.new(0)
+v3_cases.each do |text, head|
+  r = conn.exec_params("SELECT $1::counter_crdt, counter_crdt_send($1::counter_crdt), $1::counter_crdt::text, $1::counter_crdt::bigint::text",
+                       [text], 1).values.first
+  bytes, sent, server_text, server_value = r
+  server_text = server_text.force_encoding("UTF-8")
+  layouts[bytes.getbyte(1)] += 1 if bytes.getbyte(0) == 3
+  bad << "#{text}: the binary result differs from counter_crdt_send" if bytes != sent
+  bad << "#{text}: sent as #{bytes[0, head.size].unpack1('H*')}, not #{head.unpack1('H*')}" if bytes[0, head.size] != head
+  state = begin
+    CounterCrdt::State.from_binary(bytes)
+  rescue CounterCrdt::ParseError => e
+    bad << "#{text}: from_binary(#{bytes.unpack1('H*')}) refuses: #{e.message}"
+    next
+  end
+  bad << "#{text}: from_binary(#{bytes.unpack1('H*')}) reads #{state}, the server's text is #{server_text}" if state.to_s != server_text
+  value = begin
+    state.value&.to_s
+  rescue CounterCrdt::RangeError => e
+    e.message
+  end
+  bad << "#{text}: from_binary's value #{value.inspect}, the server's #{server_value.inspect}" if value != server_value
+end
+check(bad.empty? && layouts.size == 16,
+      "binary_format compact: #{v3_cases.size} values (clock widths 1/2/4/8 x value widths 1/2/4/8 at their edges, {}, a tombstone, a folded value): " \
+      "version 3 in the narrowest layout (#{layouts.size} of 16 layouts), versions 1 and 2 for the tombstone and the folded value; from_binary reads each as its text and value",
+      bad.first(5).join("\n# "))
+
+bad = []
+versions = Hash.new(0)
+compact = []
+states.uniq.each do |s|
+  bytes = conn.exec_params("SELECT $1::counter_crdt", [s.to_s], 1).getvalue(0, 0)
+  versions[bytes.getbyte(0)] += 1
+  compact << bytes if bytes.getbyte(0) == 3
+  want = s.tombstone? ? 1 : s.folded? ? 2 : 3
+  bad << "#{s}: sent as version #{bytes.getbyte(0)}, not #{want}" if bytes.getbyte(0) != want
+  back = begin
+    CounterCrdt::State.from_binary(bytes)
+  rescue CounterCrdt::ParseError => e
+    e.message
+  end
+  bad << "#{s}: from_binary(#{bytes.unpack1('H*')}) gives #{back}" if back != s
+end
+check(bad.empty? && versions[3] > 40 && versions[2] > 20,
+      "binary_format compact: #{states.uniq.size} random states read back from the server's binary results (#{versions.sort.map { |k, v| "version #{k}: #{v}" }.join(', ')})",
+      bad.first(5).join("\n# "))
+
+# through ruby-pg: binary results (result_format 1) of a connection with the
+# gem's coders, and of PG::BasicTypeMapForResults with its registry
+conn3 = PG.connect
+conn3.exec("SET counter_crdt.binary_format = 'compact'")
+conn3.exec("CREATE TEMP TABLE v3_t (k int PRIMARY KEY, c counter_crdt)")
+v3_cases.each_with_index { |(text, _), k| conn3.exec_params("INSERT INTO v3_t VALUES ($1, $2)", [k, text]) }
+sql = "SELECT c, c::text AS t, counter_crdt_send(c) AS b FROM v3_t ORDER BY k"
+bad = []
+# a row the decoder refuses raises from to_a: a row of its message instead
+def decoded_rows(conn, sql)
+  conn.exec_params(sql, [], 1).to_a
+rescue CounterCrdt::ParseError => e
+  [{ "c" => e.message, "t" => "(to_a raised)", "b" => "" }]
+end
+CounterCrdt::PG.register(conn3)
+rows = decoded_rows(conn3, sql)
+conn4 = PG.connect
+conn4.exec("SET counter_crdt.binary_format = 'compact'")
+conn4.type_map_for_results = PG::BasicTypeMapForResults.new(conn4, registry: CounterCrdt::PG.register_types(PG::BasicTypeRegistry.new.register_default_types))
+rows4 = decoded_rows(conn4, sql.sub("v3_t", "(VALUES #{v3_cases.each_with_index.map { |(t, _), k| "(#{k}, '#{t}'::counter_crdt)" }.join(', ')}) AS v (k, c)"))
+[["register", rows], ["BasicTypeMapForResults", rows4]].each do |how, rs|
+  bad << "#{how}: #{rs.size} rows" if rs.size != v3_cases.size
+  rs.each do |row|
+    text = row["t"].b.force_encoding("UTF-8")
+    unless row["c"].is_a?(CounterCrdt::State) && row["c"] == CounterCrdt::State.parse(text)
+      bad << "#{how}: #{text} decodes to #{row['c'].inspect}"
+      next
+    end
+    want = text == "tombstone" ? 1 : text.include?("folded") ? 2 : 3
+    bad << "#{how}: #{text} was sent as version #{row['b'].getbyte(0)}, not #{want}" if row["b"].b.getbyte(0) != want
+  end
+end
+check(bad.empty?, "binary_format compact, ruby-pg binary results: CounterCrdt::PG.register and PG::BasicTypeMapForResults decode #{v3_cases.size} rows to the State of their text",
+      bad.first(5).join("\n# "))
+conn3.close
+conn4.close
+
+# Bytes of version 3 made by hand and damaged: what the client makes of them
+# is what the server's recv makes of them, the same text or the same refusal
+# (22P03) with the same detail.
+def server_reads(conn, oid, bytes)
+  conn.exec_params("SELECT $1::text", [{ value: bytes, type: oid, format: 1 }]).getvalue(0, 0)
+rescue PG::Error => e
+  "refused #{e.result&.error_field(PG::PG_DIAG_SQLSTATE)}: #{e.result&.error_field(PG::PG_DIAG_MESSAGE_DETAIL)}"
+end
+
+def client_reads(bytes)
+  CounterCrdt::State.from_binary(bytes).to_s
+rescue CounterCrdt::ParseError => e
+  "refused 22P03: #{e.message}"
+end
+
+WIDTH_OF = { 0 => 8, 1 => 1, 2 => 2, 3 => 4 }.freeze
+CLOCK_PACK = { 1 => "C", 2 => "n", 4 => "N", 8 => "Q>" }.freeze
+VALUE_PACK = { 1 => "c", 2 => "s>", 4 => "l>", 8 => "q>" }.freeze
+def v3_record(lay, id, clock, value)
+  [id.delete("-")].pack("H32") + [clock].pack(CLOCK_PACK[WIDTH_OF[lay & 3]]) + [value].pack(VALUE_PACK[WIDTH_OF[lay >> 2 & 3]])
+end
+
+hand = [[3].pack("C"), [3, 0x05].pack("CC"), [3, 0, 0].pack("CCN"), [4].pack("C"),
+        [4, 0, 0].pack("CCN"), [0, 0, 0].pack("CCN"), [255, 0, 0].pack("CCN")]
+16.times do |lay|
+  cw = WIDTH_OF[lay & 3]
+  vw = WIDTH_OF[lay >> 2]
+  top = cw == 8 ? 2**63 - 1 : 2**(8 * cw) - 1
+  low = -2**(8 * vw - 1)
+  head = [3, lay].pack("CC")
+  good = head + v3_record(lay, V3_IDS[0], 1, -1) + v3_record(lay, V3_IDS[1], top, low) + v3_record(lay, V3_IDS[3], cw == 8 ? 2**62 : 2**(8 * cw - 1), -low - 1)
+  hand << good << good[0...-1] << good + "\x00" << good[0, 2 + 16]
+  hand << head + v3_record(lay, V3_IDS[0], 0, 5)                                                 # clock 0
+  hand << head + v3_record(lay, V3_IDS[0], 1, 5) + v3_record(lay, V3_IDS[1], 0, 5)              # a later clock 0
+  hand << head + v3_record(lay, V3_IDS[1], 1, 5) + v3_record(lay, V3_IDS[0], 2, 5)              # descending ids
+  hand << head + v3_record(lay, V3_IDS[2], 1, 5) + v3_record(lay, V3_IDS[2], 2, 5)              # one id twice
+  [0x10, 0x20, 0x40, 0x80, 0xF0].each { |bit| hand << [3, lay | bit].pack("CC") + good[2..] }     # unknown layout bits
+end
+[2**63, 2**64 - 1, 2**63 - 1].each do |clock|
+  [0x00, 0x0C].each { |lay| hand << [3, lay].pack("CC") + v3_record(lay, V3_IDS[0], clock, 7) }
+end
+
+mutated = []
+compact.first(150).each do |b|
+  mutated << b[0, rng.rand(b.size)] << b + [rng.rand(256)].pack("C") << b[0] + [rng.rand(16)].pack("C") + b[2..]
+  mutated << b[0] + [rng.rand(256)].pack("C") + b[2..]
+  if b.size > 2
+    i = rng.rand(2...b.size)
+    mutated << b[0, i] + [rng.rand(256)].pack("C") + b[(i + 1)..]
+  end
+end
+
+[["hand-made", hand], ["damaged", mutated]].each do |name, cases|
+  bad = []
+  kinds = Hash.new(0)
+  cases.each do |bytes|
+    server = server_reads(conn, oid, bytes)
+    client = client_reads(bytes)
+    kinds[server.start_with?("refused") ? "refused" : "accepted"] += 1
+    bad << "#{bytes.unpack1('H*')}: server #{server}, client #{client}" if server != client
+  end
+  check(bad.empty? && kinds["refused"] > 50 && kinds["accepted"] > 15,
+        "#{cases.size} #{name} version 3 values: the client reads them as the server's recv does, the same text or the same refusal and detail (#{kinds.sort.map { |k, v| "#{k} #{v}" }.join(', ')})",
+        bad.first(5).join("\n# "))
+end
+conn.exec("RESET counter_crdt.binary_format")
 
 # --- merge -------------------------------------------------------------------
 bad = []

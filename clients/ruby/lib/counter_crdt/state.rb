@@ -30,6 +30,12 @@ module CounterCrdt
     UUID = /\A\h{8}-\h{4}-\h{4}-\h{4}-\h{12}\z/.freeze
     BINARY_VERSION = 1
     BINARY_VERSION_FOLDED = 2
+    BINARY_VERSION_COMPACT = 3
+    # The compact form's width codes (cc_wire.h): code => [bytes, unpack
+    # format of a clock, unpack format of a value].  An 8-byte clock is read
+    # as an int64, as the server reads it: 2^63 and more are negative.
+    COMPACT_WIDTHS = [[8, "q>", "q>"], [1, "C", "c"], [2, "n", "s>"], [4, "N", "l>"]].freeze
+    COMPACT_LAYOUT_MASK = 0x0F
 
     attr_reader :shards, :folds
 
@@ -161,14 +167,17 @@ module CounterCrdt
       out
     end
 
-    # Reads the binary form, checked as the server's recv checks it.
+    # Reads the binary form of any version (1, 2, or 3: the compact form a
+    # session with counter_crdt.binary_format = 'compact' is sent, since
+    # 1.12), checked as the server's recv checks it.
     def self.from_binary(bytes)
       b = bytes.b
       len = b.bytesize
+      return from_compact(b) if len >= 1 && b.getbyte(0) == BINARY_VERSION_COMPACT
       raise ParseError, "The value is #{len} byte#{len == 1 ? '' : 's'} long; the header alone takes 6." if len < 6
       version, flags, count = b.unpack("CCN")
       unless [BINARY_VERSION, BINARY_VERSION_FOLDED].include?(version)
-        raise ParseError, "Format version #{version} is not supported; this build reads versions 1 and 2."
+        raise ParseError, "Format version #{version} is not supported; this build reads versions 1, 2 and 3."
       end
       raise ParseError, format("Unknown flag bits 0x%02x are set.", flags & ~1) if flags & ~1 != 0
       tombstone = flags & 1 == 1
@@ -207,6 +216,34 @@ module CounterCrdt
         raise ParseError, "Fold record #{y.retired}>#{y.target} #{cmp.zero? ? 'appears more than once' : 'is out of ascending (retired, target) order'}."
       end
       new(shards, folds, tombstone: tombstone)
+    end
+
+    # Version 3 (cc_wire.h): a layout byte (clock width code in bits 0-1,
+    # value width code in bits 2-3, other bits zero), then records of id,
+    # clock (unsigned) and value (two's complement) of those widths, as many
+    # as the length holds exactly; a live value without fold records.
+    def self.from_compact(b)
+      len = b.bytesize
+      raise ParseError, "The value is #{len} byte#{len == 1 ? '' : 's'} long; the header of format version 3 takes 2." if len < 2
+      lay = b.getbyte(1)
+      raise ParseError, format("Unknown layout bits 0x%02x are set.", lay & ~COMPACT_LAYOUT_MASK) if lay & ~COMPACT_LAYOUT_MASK != 0
+      cw, clock_format, = COMPACT_WIDTHS[lay & 3]
+      vw, _, value_format = COMPACT_WIDTHS[(lay >> 2) & 3]
+      size = 16 + cw + vw
+      body = len - 2
+      if body % size != 0
+        raise ParseError, format("%d byte%s of shard data %s not a whole number of %d-byte records (layout 0x%02x).",
+                                 body, body == 1 ? "" : "s", body == 1 ? "is" : "are", size, lay)
+      end
+      shards = Array.new(body / size) do |i|
+        at = 2 + i * size
+        hex = b.byteslice(at, 16).unpack1("H32")
+        clock = b.byteslice(at + 16, cw).unpack1(clock_format)
+        value = b.byteslice(at + 16 + cw, vw).unpack1(value_format)
+        Shard.new(format_id(hex), clock, value)
+      end
+      check_canonical(shards)
+      new(shards)
     end
 
     def self.format_id(hex)
