@@ -262,19 +262,7 @@ func TestBinaryAgainstServer(t *testing.T) {
 			cases = append(cases, append(swapped, mine[70:]...))
 		}
 		for _, c := range cases {
-			var server string
-			err := conn.QueryRow(ctx, "SELECT $1::counter_crdt::text", raw(c)).Scan(&server)
-			var pe *pgconn.PgError
-			if errors.As(err, &pe) {
-				server = "refused " + pe.Code
-			} else if err != nil {
-				t.Fatal(err)
-			}
-			var cs countercrdt.State
-			client := "refused 22P03"
-			if cs.UnmarshalBinary(c) == nil {
-				client = cs.String()
-			}
+			server, client := serverRecv(t, conn, c), clientRecv(c)
 			damaged++
 			if client != server {
 				t.Errorf("%x: server %q, client %q", c, server, client)
