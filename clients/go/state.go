@@ -267,7 +267,8 @@ func (s *State) UnmarshalText(text []byte) error {
 }
 
 // MarshalBinary is the binary form (the server's send, src/core/cc_wire.h):
-// version 1 without fold records, version 2 with them; big-endian.
+// version 1 without fold records, version 2 with them; big-endian. It does
+// not write the compact version 3, which servers before 1.12 cannot read.
 func (s State) MarshalBinary() ([]byte, error) { return s.appendBinary(nil), nil }
 
 func (s State) appendBinary(buf []byte) []byte {
@@ -317,15 +318,19 @@ func plural(n uint64, one, many string) string {
 }
 
 // UnmarshalBinary reads the binary form, checked as the server's recv
-// checks it.
+// checks it: versions 1 and 2, and the compact version 3 (since 1.12, sent
+// when counter_crdt.binary_format is 'compact').
 func (s *State) UnmarshalBinary(b []byte) error {
 	n := uint64(len(b))
+	if n >= 1 && b[0] == 3 {
+		return s.unmarshalCompact(b)
+	}
 	if n < 6 {
 		return fail("The value is %d byte%s long; the header alone takes 6.", n, plural(n, "", "s"))
 	}
 	version, flags := b[0], b[1]
 	if version != 1 && version != 2 {
-		return fail("Format version %d is not supported; this build reads versions 1 and 2.", version)
+		return fail("Format version %d is not supported; this build reads versions 1, 2 and 3.", version)
 	}
 	if flags&^1 != 0 {
 		return fail("Unknown flag bits 0x%02x are set.", flags&^1)
@@ -382,6 +387,53 @@ func (s *State) UnmarshalBinary(b []byte) error {
 		}
 	}
 	if err := st.checkFolds(); err != nil {
+		return err
+	}
+	*s = st
+	return nil
+}
+
+// The widths of the compact form's width codes (cc_stored.h).
+var layWidths = [4]uint64{8, 1, 2, 4}
+
+// beUint is the unsigned big-endian number of p (1 to 8 bytes).
+func beUint(p []byte) uint64 {
+	var u uint64
+	for _, c := range p {
+		u = u<<8 | uint64(c)
+	}
+	return u
+}
+
+// unmarshalCompact reads version 3 (cc_decode_header_compact and
+// cc_decode_shards): byte 1 the layout (clock width code in bits 0-1, value
+// width code in bits 2-3), then whole records of id, clock (unsigned) and
+// value (two's complement, sign-extended), without a count.
+func (s *State) unmarshalCompact(b []byte) error {
+	n := uint64(len(b))
+	if n < 2 {
+		return fail("The value is %d byte%s long; the header of format version 3 takes 2.", n, plural(n, "", "s"))
+	}
+	lay := b[1]
+	if lay&^0x0f != 0 {
+		return fail("Unknown layout bits 0x%02x are set.", lay&^0x0f)
+	}
+	cw, vw := layWidths[lay&3], layWidths[lay>>2&3]
+	size := 16 + cw + vw
+	body := n - 2
+	if body%size != 0 {
+		return fail("%d byte%s of shard data %s not a whole number of %d-byte records (layout 0x%02x).",
+			body, plural(body, "", "s"), plural(body, "is", "are"), size, lay)
+	}
+	var st State
+	for p := b[2:]; len(p) > 0; p = p[size:] {
+		value := beUint(p[16+cw : size])
+		if bits := 8 * vw; bits < 64 && value>>(bits-1) != 0 {
+			value |= ^uint64(0) << bits
+		}
+		st.shards = append(st.shards, Shard{formatID(p[:16]), int64(beUint(p[16 : 16+cw])), int64(value)})
+	}
+	if err := checkCanonical(st.shards); err != nil {
 		return err
 	}
 	*s = st

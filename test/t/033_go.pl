@@ -2,11 +2,16 @@
 # (Debian's, built offline in GOPATH mode, as the page's recipe go/install
 # sets it up):
 #
-# 1. go test of the module's packages against a server: pgxv4 (random
-#    texts, binary values, damaged binary values and merges compared with
-#    the server's answers, NULL and tombstones, two goroutines x 1,000
-#    increments, the guard) and, where Debian packages pgx v5 (sid), pgxv5.
-#    Each test function is a check here.
+# 1. go test of the module's packages: the decoder of the compact binary
+#    form (version 3) without a server (every layout at the edges of its
+#    widths, the server's messages for refused bytes); against a server,
+#    pgxv4 (random texts, binary values, damaged binary values and merges
+#    compared with the server's answers, NULL and tombstones, two
+#    goroutines x 1,000 increments, the guard, and with
+#    counter_crdt.binary_format = 'compact' values of every layout scanned
+#    in binary and damaged version 3 values refused with the server's
+#    messages) and, where Debian packages pgx v5 (sid), pgxv5 (the same
+#    for its codec). Each test function is a check here.
 # 2. The programs of doc/go.md, run as written in a database "shop" under
 #    the writer id the page shows, each printing what the page shows (the
 #    pgx v5 one where pgx v5 is installed).
@@ -65,7 +70,7 @@ my %pg = (PGHOST => $node->host, PGPORT => $node->port, PGDATABASE => 'postgres'
 my @pkgs = ('./pgxv4', ($v5 ? ('./pgxv5') : ()));
 diag('pgx v5 is not installed here (Debian packages it in sid): its codec is tested on 18 and 19')
   unless $v5;
-($rc, $out, $err) = run_cmd({ %go, %pg }, 'sh', '-c', "cd $module && go vet . @pkgs && go test -count=1 -v @pkgs");
+($rc, $out, $err) = run_cmd({ %go, %pg }, 'sh', '-c', "cd $module && go vet . @pkgs && go test -count=1 -v . @pkgs");
 my $n = 0;
 foreach my $line (split /\n/, $out)
 {
@@ -73,11 +78,11 @@ foreach my $line (split /\n/, $out)
 	$n++;
 	ok($1 eq 'PASS', "go test: $2");
 }
-ok($rc == 0 && $n >= 5 + ($v5 ? 2 : 0), "go test (@pkgs): vet clean, $n tests, all pass")
+ok($rc == 0 && $n >= 10 + ($v5 ? 4 : 0), "go test (. @pkgs): vet clean, $n tests, all pass")
   or diag("exit status $rc\n$out\n$err");
 foreach my $line (split /\n/, $out)
 {
-	note($line) if $line =~ /seed|texts:|damaged/;
+	note($line) if $line =~ /seed|texts:|damaged|refusals/;
 }
 
 # 2. The programs of the page.

@@ -7,6 +7,7 @@ package pgxv4_test
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math/rand"
@@ -261,19 +262,7 @@ func TestBinaryAgainstServer(t *testing.T) {
 			cases = append(cases, append(swapped, mine[70:]...))
 		}
 		for _, c := range cases {
-			var server string
-			err := conn.QueryRow(ctx, "SELECT $1::counter_crdt::text", raw(c)).Scan(&server)
-			var pe *pgconn.PgError
-			if errors.As(err, &pe) {
-				server = "refused " + pe.Code
-			} else if err != nil {
-				t.Fatal(err)
-			}
-			var cs countercrdt.State
-			client := "refused 22P03"
-			if cs.UnmarshalBinary(c) == nil {
-				client = cs.String()
-			}
+			server, client := serverRecv(t, conn, c), clientRecv(c)
 			damaged++
 			if client != server {
 				t.Errorf("%x: server %q, client %q", c, server, client)
@@ -392,4 +381,244 @@ func TestIncrements(t *testing.T) {
 	if err := conn.QueryRow(ctx, "SELECT views::bigint FROM go_pages WHERE id = 1").Scan(&v); err != nil || v != 2001 {
 		t.Errorf("after a merge of the stale state: %d, %v; want 2001", v, err)
 	}
+}
+
+// The compact binary form (version 3), sent by the server when
+// counter_crdt.binary_format is 'compact': values of every layout, at the
+// edges of each width, scanned through pgx's binary path equal their text;
+// a tombstone and a value with fold records still come as versions 1 and 2.
+
+type compactCase struct {
+	text           string
+	version, byte1 byte // byte 1: the layout of version 3, the flags of 1 and 2
+}
+
+const folded = "{7fffffff-ffff-ffff-ffff-ffffffffffff:4:110, 80000000-0000-0000-0000-000000000000:6:103} folded {80000000-0000-0000-0000-000000000000>7fffffff-ffff-ffff-ffff-ffffffffffff:4:5:100:100}"
+
+func compactCases() []compactCase {
+	one := func(clock, value int64) string { return fmt.Sprintf("{%s:%d:%d}", pool[3], clock, value) }
+	cases := []compactCase{
+		{"{}", 3, 0x05}, {"tombstone", 1, 1}, {folded, 2, 0},
+		{one(1, 0), 3, 0x05}, {one(1, -128), 3, 0x05}, {one(1, 127), 3, 0x05},
+		{one(1, -129), 3, 0x09}, {one(1, 128), 3, 0x09}, {one(1, -32768), 3, 0x09}, {one(1, 32767), 3, 0x09},
+		{one(1, -32769), 3, 0x0d}, {one(1, 32768), 3, 0x0d}, {one(1, -1<<31), 3, 0x0d}, {one(1, 1<<31-1), 3, 0x0d},
+		{one(1, -1<<31-1), 3, 0x01}, {one(1, 1<<31), 3, 0x01}, {one(1, -1<<63), 3, 0x01}, {one(1, 1<<63-1), 3, 0x01},
+		{one(255, -1), 3, 0x05}, {one(256, -1), 3, 0x06}, {one(65535, 1), 3, 0x06},
+		{one(65536, 1), 3, 0x07}, {one(1<<32-1, 1), 3, 0x07}, {one(1<<32, 1), 3, 0x04}, {one(1<<63-1, 1), 3, 0x04},
+	}
+	// every layout: clock width code cc, value width code vc, with the
+	// least and greatest numbers of each width in one value, ids in any
+	// order and letter case
+	clockLo := [4]int64{1 << 32, 1, 256, 65536}
+	clockHi := [4]int64{1<<63 - 1, 255, 65535, 1<<32 - 1}
+	valMin := [4]int64{-1 << 63, -128, -32768, -1 << 31}
+	valMax := [4]int64{1<<63 - 1, 127, 32767, 1<<31 - 1}
+	valPast := [4][2]int64{{-1<<31 - 1, 1 << 31}, {-1, 0}, {-129, 128}, {-32769, 32768}}
+	for cc := 0; cc < 4; cc++ {
+		for vc := 0; vc < 4; vc++ {
+			text := fmt.Sprintf("{%s:%d:%d, %s:%d:%d, %s:%d:%d, %s:%d:%d}",
+				pool[6], clockHi[cc]/2, valPast[vc][1], strings.ToUpper(pool[1]), clockLo[cc], valMin[vc],
+				pool[0], clockHi[cc], valMax[vc], pool[4], 1, valPast[vc][0])
+			cases = append(cases, compactCase{text, 3, byte(cc | vc<<2)})
+		}
+	}
+	return cases
+}
+
+func setCompact(t *testing.T, conn *pgx.Conn) {
+	t.Helper()
+	if _, err := conn.Exec(ctx, "SET counter_crdt.binary_format = 'compact'"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCompactAgainstServer(t *testing.T) {
+	conn := connect(t, true)
+	setCompact(t, conn)
+	r := rng(t)
+	cases := compactCases()
+	for i := 0; i < 200; i++ {
+		// random states: version 3, any layout (0xff)
+		cases = append(cases, compactCase{randPlain(r, 5).String(), 3, 0xff})
+	}
+	layouts := map[byte]int{}
+	for _, c := range cases {
+		want, err := countercrdt.Parse(c.text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := conn.Query(ctx, "SELECT c, c::text, counter_crdt_send(c) FROM (SELECT $1::text::counter_crdt AS c) v", c.text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !rows.Next() {
+			t.Fatal(rows.Err())
+		}
+		if rows.FieldDescriptions()[0].Format != 1 {
+			t.Fatalf("results of counter_crdt are not binary after Register")
+		}
+		result := append([]byte(nil), rows.RawValues()[0]...)
+		var got countercrdt.State
+		var text string
+		var sent []byte
+		err = rows.Scan(&got, &text, &sent)
+		rows.Close()
+		if err != nil {
+			t.Errorf("%s (%x): %v", c.text, result, err)
+			continue
+		}
+		if string(result) != string(sent) || len(sent) < 2 || sent[0] != c.version || (c.byte1 != 0xff && sent[1] != c.byte1) {
+			t.Errorf("%s: the result %x, counter_crdt_send %x; want version %d, byte 1 0x%02x", c.text, result, sent, c.version, c.byte1)
+			continue
+		}
+		if sent[0] == 3 {
+			layouts[sent[1]]++
+		}
+		if got.String() != text || !got.Equal(want) {
+			t.Errorf("%x: scanned (binary) as %s; the server's text %s", sent, got, text)
+		}
+		// sent back (version 1 or 2), the server reads the same value
+		var back string
+		if err := conn.QueryRow(ctx, "SELECT $1::counter_crdt::text", got).Scan(&back); err != nil || back != text {
+			t.Errorf("%s: sent back, the server reads %q, %v", text, back, err)
+		}
+	}
+	if len(layouts) != 16 {
+		t.Errorf("not every layout was sent: %v", layouts)
+	}
+	// the setting is what makes version 3: portable gives version 1
+	var sent []byte
+	if _, err := conn.Exec(ctx, "RESET counter_crdt.binary_format"); err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.QueryRow(ctx, "SELECT counter_crdt_send('{}')").Scan(&sent); err != nil || len(sent) == 0 || sent[0] != 1 {
+		t.Errorf("portable: %x, %v", sent, err)
+	}
+}
+
+// What the server and the client make of bytes sent as a binary parameter:
+// "accepted TEXT" or "refused SQLSTATE: DETAIL".
+func serverRecv(t *testing.T, conn *pgx.Conn, b []byte) string {
+	t.Helper()
+	var text string
+	err := conn.QueryRow(ctx, "SELECT $1::counter_crdt::text", raw(b)).Scan(&text)
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return "refused " + pe.Code + ": " + pe.Detail
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return "accepted " + text
+}
+
+func clientRecv(b []byte) string {
+	var s countercrdt.State
+	err := s.UnmarshalBinary(b)
+	var pe *countercrdt.ParseError
+	if errors.As(err, &pe) {
+		return "refused 22P03: " + pe.Detail
+	} else if err != nil {
+		return "unexpected " + err.Error()
+	}
+	return "accepted " + s.String()
+}
+
+// Damaged version 3 values, refused by both with the same message or read
+// alike; and the unsupported versions, whose message names 1, 2 and 3.
+func TestCompactRefusalsAgainstServer(t *testing.T) {
+	conn := connect(t, true)
+	setCompact(t, conn)
+	r := rng(t)
+	ia, ib := strings.ReplaceAll(pool[3], "-", ""), strings.ReplaceAll(pool[4], "-", "")
+	var bad [][]byte
+	for _, h := range []string{"", "03", "0305", "0385", "03ff", "031005" + ia + "0105", "0305" + ia + "01", "0305" + ia + "010500",
+		"0305" + ib + "0105" + ia + "0105", "0305" + ia + "0105" + ia + "0205", "0305" + ia + "0005", "0307" + ia + "0000000005",
+		"0305" + ia + "0105" + ib + "0005", "0304" + ia + "800000000000000005", "0304" + ia + "ffffffffffffffff05",
+		"030600", "000000000000", "040000000000", "ff0100000000", "04"} {
+		b, _ := hex.DecodeString(h)
+		bad = append(bad, b)
+	}
+	texts := []string{}
+	for _, c := range compactCases() {
+		texts = append(texts, c.text)
+	}
+	for i := 0; i < 100; i++ {
+		texts = append(texts, randPlain(r, 5).String())
+	}
+	for _, text := range texts {
+		var good []byte
+		if err := conn.QueryRow(ctx, "SELECT counter_crdt_send($1::text::counter_crdt)", text).Scan(&good); err != nil {
+			t.Fatal(err)
+		}
+		if good[0] != 3 {
+			continue
+		}
+		widths := [4]int{8, 1, 2, 4}
+		size := 16 + widths[good[1]&3] + widths[good[1]>>2&3]
+		damage := func(f func(b []byte) []byte) { bad = append(bad, f(append([]byte(nil), good...))) }
+		damage(func(b []byte) []byte { return b[:r.Intn(len(b))] })
+		damage(func(b []byte) []byte { return append(b, byte(r.Intn(256))) })
+		damage(func(b []byte) []byte { b[1] = byte(r.Intn(256)); return b })
+		damage(func(b []byte) []byte { b[1] = byte(r.Intn(16)); return b })
+		damage(func(b []byte) []byte { b[r.Intn(len(b)-1)+1] ^= 1 << r.Intn(8); return b })
+		damage(func(b []byte) []byte { b[0] = []byte{0, 4, 255}[r.Intn(3)]; return b })
+		if len(good) > 2 {
+			// a record's clock zeroed
+			damage(func(b []byte) []byte {
+				k := r.Intn((len(b) - 2) / size)
+				cw := widths[b[1]&3]
+				copy(b[2+k*size+16:2+k*size+16+cw], make([]byte, cw))
+				return b
+			})
+			// the top byte of a record's value set: sign extension
+			damage(func(b []byte) []byte {
+				k := r.Intn((len(b) - 2) / size)
+				vw := widths[b[1]>>2&3]
+				b[2+(k+1)*size-vw] |= 0x80
+				return b
+			})
+		}
+		if len(good) > 2+size {
+			// two records swapped, or the first one twice
+			damage(func(b []byte) []byte {
+				first := append([]byte(nil), b[2:2+size]...)
+				copy(b[2:], b[2+size:2+2*size])
+				copy(b[2+size:], first)
+				return b
+			})
+			damage(func(b []byte) []byte { copy(b[2+size:], b[2:2+size]); return b })
+		}
+	}
+	kinds := map[string]int{}
+	for _, b := range bad {
+		server, client := serverRecv(t, conn, b), clientRecv(b)
+		kinds[refusalKind(server)]++
+		if server != client {
+			t.Errorf("%x: server %q, client %q", b, server, client)
+		}
+	}
+	t.Logf("%d damaged values: %v", len(bad), kinds)
+	for _, k := range refusalKinds {
+		if kinds[k] == 0 {
+			t.Errorf("no damaged value of kind %q", k)
+		}
+	}
+	if kinds["accepted"] < 50 {
+		t.Errorf("too few damaged values read: %v", kinds)
+	}
+}
+
+var refusalKinds = []string{"header alone takes 6", "header of format version 3", "Unknown layout bits", "not a whole number",
+	"clocks start at 1", "out of ascending order", "appears more than once", "versions 1, 2 and 3"}
+
+func refusalKind(answer string) string {
+	if strings.HasPrefix(answer, "accepted ") {
+		return "accepted"
+	}
+	for _, k := range refusalKinds {
+		if strings.Contains(answer, k) {
+			return k
+		}
+	}
+	return answer
 }
