@@ -353,7 +353,8 @@ pg_cleanup()
 		done
 	else
 		for d in ${_PGC_TMPDIRS[@]+"${_PGC_TMPDIRS[@]}"}; do
-			rm -rf -- "$d" || true
+			# a child under valgrind may still be writing its profile: once more
+			rm -rf -- "$d" 2>/dev/null || { sleep 1; rm -rf -- "$d" || true; }
 		done
 	fi
 	_PGC_TMPDIRS=()
