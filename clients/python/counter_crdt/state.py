@@ -688,8 +688,9 @@ def _decode_binary(buf):
     if version == _WIRE_V1:
         if body % 32 != 0 or body // 32 != count:
             raise ValueError("%s: the header announces %d shard%s but %d byte%s of "
-                             "shard data follow." % (prefix, count, "" if count == 1 else "s",
-                                                      body, "" if body == 1 else "s"))
+                             "shard data follow%s." % (
+                                 prefix, count, "" if count == 1 else "s",
+                                 body, "" if body == 1 else "s", "s" if body == 1 else ""))
         if tombstone and count != 0:
             raise ValueError("%s: a tombstone has no shards, but %d %s present."
                              % (prefix, count, "is" if count == 1 else "are"))
@@ -699,8 +700,9 @@ def _decode_binary(buf):
                              "2 is for values with them." % prefix)
         if body // 32 < count or body - count * 32 < 4:
             raise ValueError("%s: the header announces %d shard%s but the value ends "
-                             "before its fold record count." % (
-                                 prefix, count, "" if count == 1 else "s"))
+                             "before its fold record count (%d byte%s after the header)." % (
+                                 prefix, count, "" if count == 1 else "s",
+                                 body, "" if body == 1 else "s"))
         rest = body - count * 32 - 4
         (fcount,) = _COUNT.unpack_from(buf, _HEADER.size + count * 32)
         if fcount == 0:
@@ -708,9 +710,9 @@ def _decode_binary(buf):
                              "values with fold records." % prefix)
         if rest % 64 != 0 or rest // 64 != fcount:
             raise ValueError("%s: the value announces %d fold record%s but %d byte%s "
-                             "of record data follow." % (
+                             "of record data follow%s." % (
                                  prefix, fcount, "" if fcount == 1 else "s",
-                                 rest, "" if rest == 1 else "s"))
+                                 rest, "" if rest == 1 else "s", "s" if rest == 1 else ""))
     shards = []
     at = _HEADER.size
     for _ in range(count):
