@@ -40,11 +40,23 @@ _CANONICAL_SHARD = re.compile(r"([0-9a-f-]{36}):(-?[0-9]+):(-?[0-9]+)")
 
 _WIRE_V1 = 1
 _WIRE_V2 = 2
+_WIRE_V3 = 3
 _FLAG_TOMBSTONE = 0x01
 _HEADER = struct.Struct(">BBI")
 _SHARD_NUMS = struct.Struct(">qq")
 _FOLD_NUMS = struct.Struct(">qqqq")
 _COUNT = struct.Struct(">I")
+# Version 3 (the compact form): a layout byte, then records of id, clock
+# and value big-endian at the widths of the layout's codes (clock in bits
+# 0-1, value in bits 2-3; code 0 is 8 bytes, 1 one, 2 two, 3 four), clocks
+# unsigned and values two's complement; an 8-byte clock reads as the
+# server's int64 (2^63 and more negative, refused as clock < 1).
+_LAY_MASK = 0x0F
+_COMPACT_HEADER = 2
+_CLOCK_CODES = ("q", "B", "H", "I")
+_VALUE_CODES = ("q", "b", "h", "i")
+_COMPACT = tuple(struct.Struct(">16s" + _CLOCK_CODES[lay & 3] + _VALUE_CODES[lay >> 2])
+                 for lay in range(_LAY_MASK + 1))
 
 
 class Shard(NamedTuple):
@@ -440,8 +452,10 @@ class CounterState:
 
     @classmethod
     def from_binary(cls, data) -> "CounterState":
-        """The value of the binary form (counter_crdt_send); ValueError for
-        bytes that counter_crdt_recv refuses."""
+        """The value of the binary form (counter_crdt_send): format versions
+        1 and 2, and the compact version 3 that the server sends when
+        counter_crdt.binary_format is 'compact' (1.12); ValueError for bytes
+        that counter_crdt_recv refuses."""
         shards, folds, tombstone = _decode_binary(bytes(data))
         return cls._make(shards, folds, tombstone)
 
@@ -598,7 +612,9 @@ class CounterState:
         return str(self)
 
     def to_binary(self) -> bytes:
-        """The binary form, as counter_crdt_send writes it."""
+        """The binary form, as counter_crdt_send writes it under the default
+        counter_crdt.binary_format ('portable': version 1, or 2 with fold
+        records), which every release reads."""
         folded = bool(self._folds)
         out = [_HEADER.pack(_WIRE_V2 if folded else _WIRE_V1,
                             _FLAG_TOMBSTONE if self._tombstone else 0,
@@ -654,13 +670,15 @@ def _decode_binary(buf):
     cc_fold_check)."""
     prefix = "incorrect binary data format for type counter_crdt"
     n = len(buf)
+    if n >= 1 and buf[0] == _WIRE_V3:
+        return _decode_compact(buf, prefix), (), False
     if n < _HEADER.size:
         raise ValueError("%s: the value is %d byte%s long; the header alone takes 6."
                          % (prefix, n, "" if n == 1 else "s"))
     version, flags, count = _HEADER.unpack_from(buf)
     if version not in (_WIRE_V1, _WIRE_V2):
         raise ValueError("%s: format version %d is not supported; this build reads "
-                         "versions 1 and 2." % (prefix, version))
+                         "versions 1, 2 and 3." % (prefix, version))
     if flags & ~_FLAG_TOMBSTONE:
         raise ValueError("%s: unknown flag bits 0x%02x are set."
                          % (prefix, flags & ~_FLAG_TOMBSTONE))
@@ -670,8 +688,9 @@ def _decode_binary(buf):
     if version == _WIRE_V1:
         if body % 32 != 0 or body // 32 != count:
             raise ValueError("%s: the header announces %d shard%s but %d byte%s of "
-                             "shard data follow." % (prefix, count, "" if count == 1 else "s",
-                                                      body, "" if body == 1 else "s"))
+                             "shard data follow%s." % (
+                                 prefix, count, "" if count == 1 else "s",
+                                 body, "" if body == 1 else "s", "s" if body == 1 else ""))
         if tombstone and count != 0:
             raise ValueError("%s: a tombstone has no shards, but %d %s present."
                              % (prefix, count, "is" if count == 1 else "are"))
@@ -681,8 +700,9 @@ def _decode_binary(buf):
                              "2 is for values with them." % prefix)
         if body // 32 < count or body - count * 32 < 4:
             raise ValueError("%s: the header announces %d shard%s but the value ends "
-                             "before its fold record count." % (
-                                 prefix, count, "" if count == 1 else "s"))
+                             "before its fold record count (%d byte%s after the header)." % (
+                                 prefix, count, "" if count == 1 else "s",
+                                 body, "" if body == 1 else "s"))
         rest = body - count * 32 - 4
         (fcount,) = _COUNT.unpack_from(buf, _HEADER.size + count * 32)
         if fcount == 0:
@@ -690,9 +710,9 @@ def _decode_binary(buf):
                              "values with fold records." % prefix)
         if rest % 64 != 0 or rest // 64 != fcount:
             raise ValueError("%s: the value announces %d fold record%s but %d byte%s "
-                             "of record data follow." % (
+                             "of record data follow%s." % (
                                  prefix, fcount, "" if fcount == 1 else "s",
-                                 rest, "" if rest == 1 else "s"))
+                                 rest, "" if rest == 1 else "s", "s" if rest == 1 else ""))
     shards = []
     at = _HEADER.size
     for _ in range(count):
@@ -709,3 +729,27 @@ def _decode_binary(buf):
         at += 64
     _check_folds(shards, folds, prefix)
     return shards, folds, tombstone
+
+
+def _decode_compact(buf, prefix):
+    """The shards of version 3, checked as cc_decode_header_compact and
+    cc_decode_shards check them."""
+    n = len(buf)
+    if n < _COMPACT_HEADER:
+        raise ValueError("%s: the value is %d byte%s long; the header of format "
+                         "version 3 takes 2." % (prefix, n, "" if n == 1 else "s"))
+    lay = buf[1]
+    if lay & ~_LAY_MASK:
+        raise ValueError("%s: unknown layout bits 0x%02x are set."
+                         % (prefix, lay & ~_LAY_MASK))
+    record = _COMPACT[lay]
+    body = n - _COMPACT_HEADER
+    if body % record.size != 0:
+        raise ValueError("%s: %d byte%s of shard data %s not a whole number of %d-byte "
+                         "records (layout 0x%02x)." % (
+                             prefix, body, "" if body == 1 else "s",
+                             "is" if body == 1 else "are", record.size, lay))
+    shards = [Shard(uuid.UUID(bytes=ident), clock, value) for ident, clock, value
+              in record.iter_unpack(memoryview(buf)[_COMPACT_HEADER:])]
+    _check_canonical(shards, prefix)
+    return shards

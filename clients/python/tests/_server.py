@@ -36,3 +36,51 @@ def asyncpg_args():
     if "dbname" in d:
         args["database"] = d["dbname"]
     return args
+
+
+# The binary form as counter_crdt_recv reads it, beside the package's reading.
+PREFIX = "incorrect binary data format for type counter_crdt: "
+
+
+class Raw(bytes):
+    """Bytes sent as a counter_crdt in binary, unchecked (register_raw)."""
+
+
+def register_raw(conn):
+    """Lets a psycopg 3 connection send Raw bytes as a counter_crdt
+    parameter in binary: the server reads them with counter_crdt_recv."""
+    from psycopg.adapt import Dumper
+    from psycopg.pq import Format
+    oid = conn.execute("SELECT 'counter_crdt'::regtype::oid").fetchone()[0]
+
+    class RawDumper(Dumper):
+        format = Format.BINARY
+
+        def dump(self, obj):
+            return bytes(obj)
+    RawDumper.oid = oid
+    conn.adapters.register_dumper(Raw, RawDumper)
+
+
+def server_reads(conn, raw):
+    """The server's canonical text of the bytes, or "refused: " and the
+    detail of its error (conn: autocommit, register_raw)."""
+    import psycopg
+    try:
+        return conn.execute("SELECT %b::text", [Raw(raw)]).fetchone()[0]
+    except psycopg.errors.InvalidBinaryRepresentation as e:
+        return "refused: " + e.diag.message_detail
+
+
+def package_reads(raw):
+    """The same from CounterState.from_binary: its error's text after the
+    prefix, as the server's detail (which starts upper-case)."""
+    from counter_crdt import CounterState
+    try:
+        return str(CounterState.from_binary(raw))
+    except ValueError as e:
+        m = str(e)
+        if not m.startswith(PREFIX):
+            return "refused without the prefix: " + m
+        m = m[len(PREFIX):]
+        return "refused: " + m[:1].upper() + m[1:]

@@ -91,13 +91,123 @@ class BinaryForm(unittest.TestCase):
     def test_refused(self):
         good = CounterState("{%s:1:-5, %s:3:12}" % (A, B)).to_binary()
         swapped = good[:6] + good[38:70] + good[6:38]
-        for bad in [b"", good[:5], b"\x03" + good[1:], good[:1] + b"\x02" + good[2:],
+        for bad in [b"", good[:5], b"\x04" + good[1:], good[:1] + b"\x02" + good[2:],
                     good[:-1], good + b"\0", b"\x01\x01\x00\x00\x00\x01" + good[6:38],
                     swapped, good[:6] + good[6:22] + b"\0" * 8 + good[30:],
                     b"\x02\x00\x00\x00\x00\x00\x00\x00\x00\x00"]:
             with self.subTest(bad=bad.hex()):
                 self.assertRaises(ValueError, CounterState.from_binary, bad)
 
+
+    def test_messages(self):
+        # the details of counter_crdt_recv (cc_decode_header_any), word for word
+        f = CounterState(FOLDED).to_binary()
+        for bad, message in [
+                (b"\x01\x00\x00\x00\x00\x00\x07",
+                 "the header announces 0 shards but 1 byte of shard data follows."),
+                (f[:41], "the header announces 1 shard but the value ends before its fold "
+                         "record count (35 bytes after the header)."),
+                (f[:43], "the value announces 1 fold record but 1 byte of record data follows."),
+                (b"\x00" * 6, "format version 0 is not supported; this build reads versions "
+                               "1, 2 and 3.")]:
+            with self.subTest(bad=bad.hex()):
+                with self.assertRaises(ValueError) as e:
+                    CounterState.from_binary(bad)
+                self.assertEqual(str(e.exception),
+                                 "incorrect binary data format for type counter_crdt: " + message)
+
+
+# Version 3 (src/core/cc_wire.h), built here from the byte map: width code 0
+# is 8 bytes, 1 one, 2 two, 3 four; clock code in bits 0-1, value code in
+# bits 2-3.
+WIDTH = {0: 8, 1: 1, 2: 2, 3: 4}
+V3 = "incorrect binary data format for type counter_crdt: "
+
+
+def compact(lay, *shards):
+    cw, vw = WIDTH[lay & 3], WIDTH[lay >> 2 & 3]
+    return bytes([3, lay]) + b"".join(
+        uuid.UUID(i).bytes + c.to_bytes(cw, "big") + v.to_bytes(vw, "big", signed=True)
+        for i, c, v in shards)
+
+
+class CompactForm(unittest.TestCase):
+    def test_bytes_by_hand(self):
+        # what the server sends for {B:300:-129} under binary_format 'compact'
+        s = CounterState.from_binary(bytes.fromhex(
+            "030a7ddd454a30ea3e9aa5d13d0092b783a6012cff7f"))
+        self.assertEqual(str(s), "{%s:300:-129}" % B)
+        # clock 255 and value -128 in one byte each; 0xff is 255 as a clock
+        s = CounterState.from_binary(bytes.fromhex("0305") + uuid.UUID(A).bytes + b"\xff\x80"
+                                     + uuid.UUID(B).bytes + b"\x01\x7f")
+        self.assertEqual(str(s), "{%s:255:-128, %s:1:127}" % (A, B))
+        # clock code 3 (4 bytes), value code 2 (2 bytes): 0x0b; the other way: 0x0e
+        body = uuid.UUID(A).bytes + b"\x00\x01\x00\x00\x80\x00"
+        self.assertEqual(str(CounterState.from_binary(b"\x03\x0b" + body)),
+                         "{%s:65536:-32768}" % A)
+        self.assertEqual(str(CounterState.from_binary(b"\x03\x0e" + body)),
+                         "{%s:1:32768}" % A)
+        # 8-byte fields: a clock of 2^63 - 1, the value -2^63
+        s = CounterState.from_binary(b"\x03\x00" + uuid.UUID(A).bytes + b"\x7f" + b"\xff" * 7
+                                     + b"\x80" + b"\x00" * 7)
+        self.assertEqual(s.shards, (Shard(uuid.UUID(A), 2 ** 63 - 1, -2 ** 63),))
+
+    def test_empty(self):
+        for lay in range(16):
+            s = CounterState.from_binary(bytes([3, lay]))
+            self.assertEqual(s, CounterState.empty(), "layout 0x%02x" % lay)
+            self.assertFalse(s.tombstone)       # byte 1 is the layout, not flags
+        self.assertEqual(CounterState.from_binary(b"\x03\x05").to_binary(), b"\x01\x00" + b"\0" * 4)
+
+    def test_every_layout_at_its_edges(self):
+        clocks = {1: (1, 255), 2: (256, 65535), 3: (65536, 2 ** 32 - 1), 0: (2 ** 32, 2 ** 63 - 1)}
+        values = {1: (-128, 127), 2: (-32768, -129, 128, 32767),
+                  3: (-2 ** 31, -32769, 32768, 2 ** 31 - 1),
+                  0: (-2 ** 63, -2 ** 31 - 1, 2 ** 31, 2 ** 63 - 1)}
+        for c in range(4):
+            for v in range(4):
+                lay = c | v << 2
+                for clock in clocks[c]:
+                    for value in values[v]:
+                        shards = [(A, clock, value), (B, 1, -1), (T, clock, -value - 1 if value < 0 else value)]
+                        s = CounterState.from_binary(compact(lay, *shards))
+                        self.assertEqual(s, CounterState.from_shards(shards),
+                                         "layout 0x%02x, clock %d, value %d" % (lay, clock, value))
+                        # a wider layout reads the same; the package writes version 1
+                        self.assertEqual(CounterState.from_binary(compact(0, *shards)), s)
+                        self.assertEqual(s.to_binary()[0], 1)
+
+    def test_refused(self):
+        a, b = uuid.UUID(A).bytes, uuid.UUID(B).bytes
+        cases = [
+            (b"\x03", "the value is 1 byte long; the header of format version 3 takes 2."),
+            (b"\x03\x10", "unknown layout bits 0x10 are set."),
+            (b"\x03\x85" + a + b"\x01\x01", "unknown layout bits 0x80 are set."),
+            (b"\x03\xff", "unknown layout bits 0xf0 are set."),
+            (b"\x03\x00\x01", "1 byte of shard data is not a whole number of 32-byte records "
+                              "(layout 0x00)."),
+            (b"\x03\x05" + a + b"\x01", "17 bytes of shard data are not a whole number of "
+                                        "18-byte records (layout 0x05)."),
+            (b"\x03\x0f" + a + b"\x01" * 9, "25 bytes of shard data are not a whole number of "
+                                            "24-byte records (layout 0x0f)."),
+            (compact(5, (B, 1, 1), (A, 1, 1)), "writer %s is out of ascending order." % A),
+            (compact(0, (A, 1, 1), (A, 2, 1)), "writer %s appears more than once." % A),
+            (b"\x03\x04" + a + b"\x80" + b"\0" * 7 + b"\x01",
+             "writer %s has clock -9223372036854775808; clocks start at 1." % A),
+            (b"\x03\x04" + a + b"\xff" * 8 + b"\x01",
+             "writer %s has clock -1; clocks start at 1." % A),
+            (b"\x04" + b"\0" * 5, "format version 4 is not supported; this build reads "
+                                  "versions 1, 2 and 3."),
+            (b"\x04\x00", "the value is 2 bytes long; the header alone takes 6."),
+        ]
+        for c in range(4):
+            cases.append((compact(c | 4, (A, 1, 1), (B, 0, 1)),
+                          "writer %s has clock 0; clocks start at 1." % B))
+        for bad, message in cases:
+            with self.subTest(bad=bad.hex()):
+                with self.assertRaises(ValueError) as e:
+                    CounterState.from_binary(bad)
+                self.assertEqual(str(e.exception), V3 + message)
 
 class Merge(unittest.TestCase):
     def test_rules(self):
