@@ -27,11 +27,23 @@ export class CounterStateSyntaxError extends SyntaxError {
   readonly detail: string
 }
 
+/** Bytes that counter_crdt_recv refuses (SQLSTATE 22P03), with the server's `detail`. */
+export class CounterStateBinaryError extends TypeError {
+  readonly code: '22P03'
+  readonly detail: string
+}
+
 /** A counter_crdt value, immutable. */
 export class CounterState {
   constructor (parts?: CounterStateParts)
   /** Parses the text form as `'...'::counter_crdt` does; throws CounterStateSyntaxError. */
   static parse (text: string): CounterState
+  /**
+   * Reads the binary form (counter_crdt_send): versions 1 and 2, and the
+   * compact version 3 (counter_crdt.binary_format = 'compact'); throws
+   * CounterStateBinaryError where counter_crdt_recv refuses the bytes.
+   */
+  static fromBinary (buf: Uint8Array): CounterState
   static from (x: CounterState | string): CounterState
   static from (x: null | undefined): null
   static empty (): CounterState
@@ -46,6 +58,8 @@ export class CounterState {
   merge (other: CounterState | string | null | undefined): CounterState
   equals (other: CounterState | string | null | undefined): boolean
   toString (): string
+  /** The binary form: version 1, or 2 with fold records (a Buffer in Node.js). */
+  toBinary (): Uint8Array
   toPostgres (): string
   toJSON (): string
 }

@@ -3,7 +3,7 @@
 // (require('counter-crdt/pg'), '/postgres', '/knex', '/kysely', '/sequelize',
 // '/typeorm', '/drizzle'), each loading its library only when used.
 
-const { CounterState, CounterStateSyntaxError } = require('./state')
+const { CounterState, CounterStateSyntaxError, CounterStateBinaryError } = require('./state')
 const sql = require('./sql')
 
-module.exports = { CounterState, CounterStateSyntaxError, sql }
+module.exports = { CounterState, CounterStateSyntaxError, CounterStateBinaryError, sql }

@@ -1,5 +1,5 @@
 // ESM entry of src/index.js (the CommonJS module is the one implementation).
 import mod from './index.js'
 
-export const { CounterState, CounterStateSyntaxError, sql } = mod
+export const { CounterState, CounterStateSyntaxError, CounterStateBinaryError, sql } = mod
 export default mod

@@ -9,6 +9,12 @@
 // `CounterState.parse(text).toString()` is what `text::counter_crdt::text`
 // prints.  Merge, value and the checks follow src/core/cc_algebra.c and
 // cc_fold.c; numbers are BigInts, exact.
+//
+// The binary form (counter_crdt_send/recv, src/core/cc_wire.h) is read in
+// its three versions: 1 (shards), 2 (shards and fold records) and the
+// compact 3 (shards at narrow widths, sent under counter_crdt.binary_format
+// = 'compact'), and refused where counter_crdt_recv refuses it, with its
+// detail; toBinary() writes version 1, or 2 with fold records.
 
 const INT64_MIN = -(2n ** 63n)
 const INT64_MAX = 2n ** 63n - 1n
@@ -20,6 +26,16 @@ class CounterStateSyntaxError extends SyntaxError {
     super(`invalid input syntax for type counter_crdt: "${text}": ${detail}`)
     this.name = 'CounterStateSyntaxError'
     this.text = text
+    this.detail = detail
+  }
+}
+
+/** Bytes that counter_crdt_recv refuses (22P03), with the server's detail. */
+class CounterStateBinaryError extends TypeError {
+  constructor (detail) {
+    super(`invalid external representation of type counter_crdt: ${detail}`)
+    this.name = 'CounterStateBinaryError'
+    this.code = '22P03'
     this.detail = detail
   }
 }
@@ -193,6 +209,162 @@ function toInt64 (x, what) {
   return v
 }
 
+// The binary form (cc_wire.h).
+const WIRE_V1 = 1
+const WIRE_V2 = 2
+const WIRE_V3 = 3
+const FLAG_TOMBSTONE = 0x01
+const HEADER = 6
+const SHARD_SIZE = 32
+const FOLD_SIZE = 64
+const LAY_MASK = 0x0f
+// width code -> bytes: 0 is 8, 1 one, 2 two, 3 four (cc_lay_width)
+const WIDTHS = [8, 1, 2, 4]
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'))
+
+const plural = (n, one, many) => (n === 1 ? one : many)
+
+function readId (b, at) {
+  let h = ''
+  for (let i = 0; i < 16; i++) {
+    h += HEX[b[at + i]]
+    if (i === 3 || i === 5 || i === 7 || i === 9) h += '-'
+  }
+  return h
+}
+
+function writeId (b, at, id) {
+  const hex = id.replace(/-/g, '')
+  for (let i = 0; i < 16; i++) b[at + i] = parseInt(hex.substr(2 * i, 2), 16)
+}
+
+// The unsigned big-endian number of width code at b[at] (cc_get_be_width);
+// an 8-byte one as the server's int64 (2^63 and more negative).
+function readWidth (view, at, code, signed) {
+  switch (code) {
+    case 0: return view.getBigInt64(at)
+    case 1: return BigInt(signed ? view.getInt8(at) : view.getUint8(at))
+    case 2: return BigInt(signed ? view.getInt16(at) : view.getUint16(at))
+    default: return BigInt(signed ? view.getInt32(at) : view.getUint32(at))
+  }
+}
+
+// cc_check_canonical: clocks >= 1, ids strictly ascending.
+function shardsProblem (shards) {
+  for (let i = 0; i < shards.length; i++) {
+    const s = shards[i]
+    if (s.clock < 1n) return `Writer ${s.id} has clock ${s.clock}; clocks start at 1.`
+    if (i > 0 && shards[i - 1].id >= s.id) {
+      return `Writer ${s.id} ${shards[i - 1].id === s.id ? 'appears more than once' : 'is out of ascending order'}.`
+    }
+  }
+  return null
+}
+
+// cc_fold_check on records as they came: their order checked, not made.
+function binaryFoldProblem (shards, folds) {
+  for (let i = 0; i < folds.length; i++) {
+    const f = folds[i]
+    const name = foldKey(f)
+    if (f.retired === f.target) return `Fold record ${name} names one writer as retired and target.`
+    if (f.tclock < 1n) return `Fold record ${name} has tclock ${f.tclock}; clocks start at 1.`
+    if (f.aclock < 1n) return `Fold record ${name} has aclock ${f.aclock}; clocks start at 1.`
+    if (i > 0 && foldKey(folds[i - 1]) >= name) {
+      return `Fold record ${name} ${foldKey(folds[i - 1]) === name ? 'appears more than once' : 'is out of ascending (retired, target) order'}.`
+    }
+  }
+  return foldProblem(shards, folds)
+}
+
+function decodeCompact (b, view) {
+  const len = b.length
+  if (len < 2) throw new CounterStateBinaryError(`The value is ${len} ${plural(len, 'byte', 'bytes')} long; the header of format version 3 takes 2.`)
+  const lay = b[1]
+  if (lay & ~LAY_MASK) throw new CounterStateBinaryError(`Unknown layout bits 0x${HEX[lay & ~LAY_MASK]} are set.`)
+  const cw = WIDTHS[lay & 3]
+  const vw = WIDTHS[(lay >> 2) & 3]
+  const size = 16 + cw + vw
+  const body = len - 2
+  if (body % size !== 0) {
+    throw new CounterStateBinaryError(`${body} ${plural(body, 'byte', 'bytes')} of shard data ${plural(body, 'is', 'are')} not a whole number of ${size}-byte records (layout 0x${HEX[lay]}).`)
+  }
+  const shards = []
+  for (let at = 2; at < len; at += size) {
+    shards.push(freezeShard(readId(b, at), readWidth(view, at + 16, lay & 3, false), readWidth(view, at + 16 + cw, (lay >> 2) & 3, true)))
+  }
+  return shards
+}
+
+// The state of the binary form, checked as counter_crdt_recv checks it
+// (cc_decode_header_folded, cc_decode_shards, cc_fold_check).
+function decodeBinary (b) {
+  const view = new DataView(b.buffer, b.byteOffset, b.byteLength)
+  const len = b.length
+  if (len >= 1 && b[0] === WIRE_V3) return makeState(decodeCompact(b, view), [], false)
+  if (len < HEADER) throw new CounterStateBinaryError(`The value is ${len} ${plural(len, 'byte', 'bytes')} long; the header alone takes 6.`)
+  const version = b[0]
+  const flags = b[1]
+  if (version !== WIRE_V1 && version !== WIRE_V2) {
+    throw new CounterStateBinaryError(`Format version ${version} is not supported; this build reads versions 1, 2 and 3.`)
+  }
+  if (flags & ~FLAG_TOMBSTONE) throw new CounterStateBinaryError(`Unknown flag bits 0x${HEX[flags & ~FLAG_TOMBSTONE]} are set.`)
+  const tombstone = (flags & FLAG_TOMBSTONE) !== 0
+  const count = view.getUint32(2)
+  const body = len - HEADER
+  let fcount = 0
+  if (version === WIRE_V1) {
+    if (body % SHARD_SIZE !== 0 || body / SHARD_SIZE !== count) {
+      throw new CounterStateBinaryError(`The header announces ${count} ${plural(count, 'shard', 'shards')} but ${body} ${plural(body, 'byte', 'bytes')} of shard data ${plural(body, 'follows', 'follow')}.`)
+    }
+    if (tombstone && count !== 0) throw new CounterStateBinaryError(`A tombstone has no shards, but ${count} ${plural(count, 'is', 'are')} present.`)
+  } else {
+    if (tombstone) throw new CounterStateBinaryError('A tombstone has no fold records, but format version 2 is for values with them.')
+    if (Math.floor(body / SHARD_SIZE) < count || body - count * SHARD_SIZE < 4) {
+      throw new CounterStateBinaryError(`The header announces ${count} ${plural(count, 'shard', 'shards')} but the value ends before its fold record count (${body} ${plural(body, 'byte', 'bytes')} after the header).`)
+    }
+    const rest = body - count * SHARD_SIZE - 4
+    fcount = view.getUint32(HEADER + count * SHARD_SIZE)
+    if (fcount === 0) throw new CounterStateBinaryError('The fold record count is 0; format version 2 is for values with fold records.')
+    if (rest % FOLD_SIZE !== 0 || rest / FOLD_SIZE !== fcount) {
+      throw new CounterStateBinaryError(`The value announces ${fcount} fold ${plural(fcount, 'record', 'records')} but ${rest} ${plural(rest, 'byte', 'bytes')} of record data ${plural(rest, 'follows', 'follow')}.`)
+    }
+  }
+  if (tombstone) return TOMBSTONE
+  const shards = []
+  let at = HEADER
+  for (let i = 0; i < count; i++, at += SHARD_SIZE) {
+    shards.push(freezeShard(readId(b, at), view.getBigInt64(at + 16), view.getBigInt64(at + 24)))
+  }
+  let problem = shardsProblem(shards)
+  if (problem) throw new CounterStateBinaryError(problem)
+  const folds = []
+  at += 4
+  for (let i = 0; i < fcount; i++, at += FOLD_SIZE) {
+    folds.push(Object.freeze({
+      retired: readId(b, at),
+      target: readId(b, at + 16),
+      tclock: view.getBigInt64(at + 32),
+      aclock: view.getBigInt64(at + 40),
+      avalue: view.getBigInt64(at + 48),
+      absorbed: view.getBigInt64(at + 56)
+    }))
+  }
+  if (fcount) {
+    problem = binaryFoldProblem(shards, folds)
+    if (problem) throw new CounterStateBinaryError(problem)
+  }
+  return makeState(shards, folds, false)
+}
+
+// A checked state from frozen, canonical parts.
+function makeState (shards, folds, tombstone) {
+  const s = Object.create(CounterState.prototype)
+  s._tombstone = tombstone
+  s._shards = Object.freeze(shards)
+  s._folds = Object.freeze(folds)
+  return Object.freeze(s)
+}
+
 class CounterState {
   /**
    * A state from its parts: { shards: [{id, clock, value}], folds: [...], tombstone }.
@@ -320,6 +492,17 @@ class CounterState {
     }
   }
 
+  /**
+   * Reads the binary form (a Buffer or Uint8Array), as counter_crdt_recv
+   * does: versions 1 and 2, and the compact version 3 that a session with
+   * counter_crdt.binary_format = 'compact' is sent; a
+   * CounterStateBinaryError (the server's detail) for bytes it refuses.
+   */
+  static fromBinary (buf) {
+    if (!(buf instanceof Uint8Array)) throw new TypeError('CounterState.fromBinary takes a Buffer or Uint8Array')
+    return decodeBinary(buf)
+  }
+
   /** A state, or null for null/undefined: from text or a CounterState. */
   static from (x) {
     if (x === null || x === undefined) return null
@@ -420,6 +603,42 @@ class CounterState {
     return this._format()
   }
 
+  /**
+   * The binary form, as counter_crdt_send writes it under the default
+   * counter_crdt.binary_format ('portable'): version 1, or 2 with fold
+   * records, which every release reads.  A Buffer.
+   */
+  toBinary () {
+    const n = this._shards.length
+    const nf = this._folds.length
+    const b = Buffer.alloc(HEADER + n * SHARD_SIZE + (nf ? 4 + nf * FOLD_SIZE : 0))
+    const view = new DataView(b.buffer, b.byteOffset, b.byteLength)
+    b[0] = nf ? WIRE_V2 : WIRE_V1
+    b[1] = this._tombstone ? FLAG_TOMBSTONE : 0
+    view.setUint32(2, n)
+    let at = HEADER
+    for (const s of this._shards) {
+      writeId(b, at, s.id)
+      view.setBigInt64(at + 16, s.clock)
+      view.setBigInt64(at + 24, s.value)
+      at += SHARD_SIZE
+    }
+    if (nf) {
+      view.setUint32(at, nf)
+      at += 4
+      for (const f of this._folds) {
+        writeId(b, at, f.retired)
+        writeId(b, at + 16, f.target)
+        view.setBigInt64(at + 32, f.tclock)
+        view.setBigInt64(at + 40, f.aclock)
+        view.setBigInt64(at + 48, f.avalue)
+        view.setBigInt64(at + 56, f.absorbed)
+        at += FOLD_SIZE
+      }
+    }
+    return b
+  }
+
   /** node-postgres writes a parameter through this: the text. */
   toPostgres () {
     return this._format()
@@ -437,4 +656,4 @@ class CounterState {
 const EMPTY = new CounterState()
 const TOMBSTONE = new CounterState({ tombstone: true })
 
-module.exports = { CounterState, CounterStateSyntaxError, INT64_MIN, INT64_MAX }
+module.exports = { CounterState, CounterStateSyntaxError, CounterStateBinaryError, INT64_MIN, INT64_MAX }
