@@ -11,6 +11,27 @@ function parserFor (as) {
   throw new TypeError(`registerType: "as" is 'state' or 'value', not ${as}`)
 }
 
+// node-postgres (8.23.1 and before) decodes every field of a row as UTF-8
+// and hands a binary column's parser Buffer.from(that string)
+// (brianc/node-postgres#3495): bytes that are not UTF-8 arrive as EF BF BD,
+// U+FFFD, and are lost.  Bytes without EF BF BD came through exactly; with
+// it, they are refused rather than read as another state.
+const LOST = Buffer.from([0xef, 0xbf, 0xbd])
+
+/** A counter of a binary result column, from the bytes node-postgres gives. */
+function fromPgBinary (buf) {
+  if (buf.indexOf(LOST) !== -1) {
+    throw new Error('node-postgres decoded this binary counter_crdt as UTF-8, which loses bytes ' +
+      '(brianc/node-postgres#3495): read counters in text (without binary: true)')
+  }
+  return CounterState.fromBinary(buf)
+}
+
+function binaryParserFor (as) {
+  if (as === 'value') return (buf) => fromPgBinary(buf).value
+  return fromPgBinary
+}
+
 /** The OID of counter_crdt in the database of a client or pool (by the search_path). */
 async function counterOid (queryable) {
   const res = await queryable.query(sql.TYPE_OID)
@@ -24,13 +45,20 @@ async function counterOid (queryable) {
 /**
  * Teaches a pg.Client, or every client of a pg.Pool (call it before the
  * pool's first query), to read counter_crdt columns as CounterState
- * ({ as: 'value' }: as the value, a BigInt). Returns the type's OID.
+ * ({ as: 'value' }: as the value, a BigInt), in text and in binary results
+ * (binary: true; refused where node-postgres lost bytes). Returns the
+ * type's OID.
  */
 async function registerType (clientOrPool, options = {}) {
   const parse = parserFor(options.as)
+  const parseBinary = binaryParserFor(options.as)
+  const set = (c, oid) => {
+    c.setTypeParser(oid, 'text', parse)
+    c.setTypeParser(oid, 'binary', parseBinary)
+  }
   if (typeof clientOrPool.setTypeParser === 'function') {
     const oid = await counterOid(clientOrPool)
-    clientOrPool.setTypeParser(oid, 'text', parse)
+    set(clientOrPool, oid)
     return oid
   }
   if (clientOrPool && clientOrPool.options && typeof clientOrPool.connect === 'function') {
@@ -39,7 +67,7 @@ async function registerType (clientOrPool, options = {}) {
     let oid
     try {
       oid = await counterOid(client)
-      client.setTypeParser(oid, 'text', parse)
+      set(client, oid)
     } finally {
       client.release()
     }
@@ -47,11 +75,12 @@ async function registerType (clientOrPool, options = {}) {
     pool.options.types = {
       getTypeParser (id, format) {
         if (id === oid && (format === undefined || format === 'text')) return parse
+        if (id === oid && format === 'binary') return parseBinary
         return fallback.getTypeParser(id, format)
       }
     }
     for (const c of pool._clients || []) {
-      if (c && typeof c.setTypeParser === 'function') c.setTypeParser(oid, 'text', parse)
+      if (c && typeof c.setTypeParser === 'function') set(c, oid)
     }
     return oid
   }
