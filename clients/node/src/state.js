@@ -292,6 +292,8 @@ function decodeCompact (b, view) {
   for (let at = 2; at < len; at += size) {
     shards.push(freezeShard(readId(b, at), readWidth(view, at + 16, lay & 3, false), readWidth(view, at + 16 + cw, (lay >> 2) & 3, true)))
   }
+  const problem = shardsProblem(shards)
+  if (problem) throw new CounterStateBinaryError(problem)
   return shards
 }
 
