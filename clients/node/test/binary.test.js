@@ -225,13 +225,14 @@ test('node-postgres binary: true: CounterState where node-postgres keeps the byt
       await c.end()
     }
   }
-  // a pool, as values
-  const pool = new pg.Pool({ options: searchPath, max: 2 })
+  // a pool, as values: on the client registerType used and on new ones
+  const pool = new pg.Pool({ options: searchPath, max: 3 })
   try {
     await pgc.registerType(pool, { as: 'value' })
     const [k, text] = [...texts].find(([, t]) => t.startsWith(`{${ASCII[0]}:`))
-    const res = await pool.query({ text: 'SELECT c FROM t WHERE k = $1', values: [k], binary: true })
-    assert.strictEqual(res.rows[0].c, CounterState.parse(text).value)
+    const res = await Promise.all([1, 2, 3, 4, 5, 6].map(() => pool.query({ text: 'SELECT c, pg_backend_pid()::text AS pid FROM t WHERE k = $1', values: [k], binary: true })))
+    assert.ok(new Set(res.map((r) => String(r.rows[0].pid))).size > 1, 'more than one connection of the pool')
+    for (const r of res) assert.strictEqual(r.rows[0].c, CounterState.parse(text).value)
   } finally {
     await pool.end()
   }
