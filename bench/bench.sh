@@ -231,8 +231,8 @@ SET synchronous_commit = off;
 
 -- Increments: a bigint table and its counter twin, 3 shards per counter,
 -- and a bigint table whose rows are as wide as the counter's (a bytea beside
--- the bigint, as long as makes the row as wide as a counter row: 72 bytes
--- make it 28 bytes wider than a bigint row, each byte more one more), which
+-- the bigint, as long as makes the row as wide as a counter row: the row
+-- takes as many bytes more as the pad has, measured with 72), which
 -- splits the gap into what a wider row costs PostgreSQL and what the
 -- counter's own code does.
 CREATE TABLE inc_b (k int PRIMARY KEY, v bigint NOT NULL);

@@ -154,7 +154,7 @@ for s in a b; do
 	q $s -c "$INIT"
 done
 # tbw's pad: as many bytes as make its row as wide as a counter row of t
-# (72 make a row 28 bytes wider than a bigint's, and each byte more one more)
+# (the row takes as many bytes more as the pad has: measured with 72)
 W_C=$(q a -c "SELECT pg_column_size(t.*) FROM t LIMIT 1")
 PAD=$(( 72 + W_C - $(q a -c "SELECT pg_column_size(x.*) FROM (SELECT 1::int AS k, 3::bigint AS v,
 	decode(repeat('a5', 72), 'hex') AS pad) x") ))
