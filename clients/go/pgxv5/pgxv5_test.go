@@ -28,7 +28,17 @@ var ctx = context.Background()
 
 func connect(t *testing.T) *pgx.Conn {
 	t.Helper()
-	conn, err := pgx.Connect(ctx, "")
+	cfg, err := pgx.ParseConfig("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return connectWith(t, cfg)
+}
+
+// A connection of cfg with the extension and the type registered.
+func connectWith(t *testing.T, cfg *pgx.ConnConfig) *pgx.Conn {
+	t.Helper()
+	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,18 +168,7 @@ func connectCompact(t *testing.T) *pgx.Conn {
 		t.Fatal(err)
 	}
 	cfg.RuntimeParams["counter_crdt.binary_format"] = "compact"
-	conn, err := pgx.ConnectConfig(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close(ctx) })
-	if _, err := conn.Exec(ctx, "SET client_min_messages = warning; CREATE EXTENSION IF NOT EXISTS counter_crdt"); err != nil {
-		t.Fatal(err)
-	}
-	if err := pgxv5.Register(ctx, conn); err != nil {
-		t.Fatal(err)
-	}
-	return conn
+	return connectWith(t, cfg)
 }
 
 // Values at the edges of each width, in every layout (clock width code
