@@ -172,7 +172,8 @@ function groupByRetired (folds) {
 }
 
 // The checks of cc_fold_check(): the sentence of the first failure, or null.
-function foldProblem (shards, folds) {
+// asLaid: records as they came (the binary form), their order checked, not made.
+function foldProblem (shards, folds, asLaid = false) {
   const byId = new Map(shards.map((s) => [s.id, s]))
   for (let i = 0; i < folds.length; i++) {
     const f = folds[i]
@@ -181,6 +182,7 @@ function foldProblem (shards, folds) {
     if (f.tclock < 1n) return `Fold record ${name} has tclock ${f.tclock}; clocks start at 1.`
     if (f.aclock < 1n) return `Fold record ${name} has aclock ${f.aclock}; clocks start at 1.`
     if (i > 0 && foldKey(folds[i - 1]) === name) return `Fold record ${name} appears more than once.`
+    if (asLaid && i > 0 && foldKey(folds[i - 1]) > name) return `Fold record ${name} is out of ascending (retired, target) order.`
   }
   const groups = groupByRetired(folds)
   for (const [retired, records] of groups) {
@@ -261,21 +263,6 @@ function shardsProblem (shards) {
   return null
 }
 
-// cc_fold_check on records as they came: their order checked, not made.
-function binaryFoldProblem (shards, folds) {
-  for (let i = 0; i < folds.length; i++) {
-    const f = folds[i]
-    const name = foldKey(f)
-    if (f.retired === f.target) return `Fold record ${name} names one writer as retired and target.`
-    if (f.tclock < 1n) return `Fold record ${name} has tclock ${f.tclock}; clocks start at 1.`
-    if (f.aclock < 1n) return `Fold record ${name} has aclock ${f.aclock}; clocks start at 1.`
-    if (i > 0 && foldKey(folds[i - 1]) >= name) {
-      return `Fold record ${name} ${foldKey(folds[i - 1]) === name ? 'appears more than once' : 'is out of ascending (retired, target) order'}.`
-    }
-  }
-  return foldProblem(shards, folds)
-}
-
 function decodeCompact (b, view) {
   const len = b.length
   if (len < 2) throw new CounterStateBinaryError(`The value is ${len} ${plural(len, 'byte', 'bytes')} long; the header of format version 3 takes 2.`)
@@ -352,7 +339,7 @@ function decodeBinary (b) {
     }))
   }
   if (fcount) {
-    problem = binaryFoldProblem(shards, folds)
+    problem = foldProblem(shards, folds, true)
     if (problem) throw new CounterStateBinaryError(problem)
   }
   return makeState(shards, folds, false)
