@@ -23,7 +23,9 @@
 #    is timed).  Rounds alternate bigint, counter, counter with the
 #    subscription's binary = true (values travel in the send/recv form
 #    instead of text, which the walsender formats and the apply worker
-#    parses); medians and the ratios of rates (counter / bigint) are
+#    parses), and binary with the compact form (the walsender's
+#    counter_crdt.binary_format = 'compact', set by the subscription's
+#    connection options); medians and the ratios of rates (counter / bigint) are
 #    reported.  Target >= 0.95 x.
 #    Two more bigint sides split the gap into what PostgreSQL costs and what
 #    the counter's own code does: bt, the bigint table with a BEFORE UPDATE
@@ -81,11 +83,12 @@
 # on all three servers beforehand, so it loses none);
 # REPL_IDLE_SECONDS [10]: the idle-WAL window (0: no idle-WAL figure); REPL_PERF_DIR
 # [unset]: a directory where perf record writes a profile of the apply worker
-# of each side's last round (apply_b.data, apply_c.data, apply_cbin.data).
+# of each side's last round (apply_b.data, apply_c.data, apply_cbin.data,
+# apply_ccmp.data).
 # REPL_CALLGRIND=1: instead of the timed rounds and the mesh, count the
 # instructions of each side's apply worker and walsender per change under
 # callgrind (section 1b; REPL_CG_N1 [400], REPL_CG_N2 [2400]; REPL_CG_SIDES
-# ["b bt bw c cbin"]: the sides counted, b first).
+# ["b bt bw c cbin ccmp"]: the sides counted, b first).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -186,10 +189,10 @@ done
 chmod 644 "$WORK"/inc_*.sql
 
 # The sides: table, subscription, total, and the name in the log.
-declare -A TBL=([b]=tb [bt]=tbt [bw]=tbw [c]=t [cbin]=t)
-declare -A SUB=([b]=sb [bt]=sbt [bw]=sbw [c]=sc [cbin]=sc)
+declare -A TBL=([b]=tb [bt]=tbt [bw]=tbw [c]=t [cbin]=t [ccmp]=t)
+declare -A SUB=([b]=sb [bt]=sbt [bw]=sbw [c]=sc [cbin]=sc [ccmp]=sc)
 declare -A SIDE_NAME=([b]="bigint" [bt]="bigint, C trigger" [bw]="bigint, wide, C trigger"
-	[c]="counter_crdt" [cbin]="counter_crdt, binary")
+	[c]="counter_crdt" [cbin]="counter_crdt, binary" [ccmp]="counter_crdt, compact")
 # side_total SIDE: the SQL of the total that b reaches once it has applied a.
 side_total() { if [ "${TBL[$1]}" = t ]; then echo "sum(c::bigint)"; else echo "sum(v)"; fi; }
 # backlog SIDE COUNT: the side's subscription disabled (its apply worker and
@@ -199,7 +202,13 @@ backlog()
 	local side=$1 n=$2 sub=${SUB[$1]} tbl=${TBL[$1]}
 	q b -c "ALTER SUBSCRIPTION $sub DISABLE"
 	wait_for b "SELECT count(*) FROM pg_stat_subscription WHERE subname = '$sub' AND pid IS NOT NULL" 0
-	[ "$tbl" != t ] || q b -c "ALTER SUBSCRIPTION sc SET (binary = $([ "$side" = cbin ] && echo true || echo false))"
+	if [ "$tbl" = t ]; then
+		# ccmp: binary, and the walsender sends the compact form (set in the
+		# connection's options here; the replication page sets it for the role)
+		q b -c "ALTER SUBSCRIPTION sc SET (binary = $([ "$side" = c ] && echo false || echo true))" \
+			-c "ALTER SUBSCRIPTION sc CONNECTION '$(conn a)$([ "$side" != ccmp ] ||
+				echo " options=''-c counter_crdt.binary_format=compact''")'"
+	fi
 	"$BIN/pgbench" -n -h "${HOST[a]}" -p "${PORT[a]}" -U postgres -c 4 -j 2 -t $((n / 4)) \
 		-f "$WORK/inc_$tbl.sql" postgres >/dev/null
 }
@@ -261,7 +270,7 @@ SH
 	# per change of FUNCTION between the N1 and N2 profiles
 	per() { echo $(( ($(incl "$CG/cg.$2" "$1") - $(incl "$CG/cg.$3" "$1")) / (N2 - N1) )); }
 	declare -A CGA CGW CGOA CGOW
-	CG_SIDES=${REPL_CG_SIDES:-"b bt bw c cbin"}
+	CG_SIDES=${REPL_CG_SIDES:-"b bt bw c cbin ccmp"}
 	[ "${CG_SIDES%% *}" = b ] || die "REPL_CG_SIDES must start with b (the baseline)"
 	for side in $CG_SIDES; do
 		cg_once $side 200 >/dev/null
@@ -273,7 +282,7 @@ SH
 		case $side in
 			c) CGOA[$side]=$(( $(per counter_crdt_in "$a2" "$a1") + $(per counter_crdt_replica_merge "$a2" "$a1") ))
 			   CGOW[$side]=$(per counter_crdt_out "$w2" "$w1") ;;
-			cbin) CGOA[$side]=$(( $(per counter_crdt_recv "$a2" "$a1") + $(per counter_crdt_replica_merge "$a2" "$a1") ))
+			cbin|ccmp) CGOA[$side]=$(( $(per counter_crdt_recv "$a2" "$a1") + $(per counter_crdt_replica_merge "$a2" "$a1") ))
 			   CGOW[$side]=$(per counter_crdt_send "$w2" "$w1") ;;
 			bw) CGOA[$side]=$(( $(per byteain "$a2" "$a1") + $(per suppress_redundant_updates_trigger "$a2" "$a1") ))
 			   CGOW[$side]=$(per byteaout "$w2" "$w1") ;;
@@ -342,7 +351,7 @@ apply_round()
 
 say "apply rate: backlogs of $N increments, $ROUNDS rounds per side (bigint, counter, ...)"
 for ((r = 0; r < ROUNDS; r++)); do
-	for side in b c cbin bt bw; do apply_round $side; done
+	for side in b c cbin ccmp bt bw; do apply_round $side; done
 done
 [ "$(q b -c "SELECT count(*) FROM counter_crdt_writer_conflicts")" = 0 ] || die "own-id conflicts recorded on b"
 [ "$(q b -c "SELECT count(*) FROM t, counter_crdt_shards(c) s")" = 3000 ] || die "b's counters grew shards"
@@ -352,6 +361,11 @@ MC_B=$(echo "${CPUS[b]}" | median)
 MC_C=$(echo "${CPUS[c]}" | median)
 MT_CB=$(echo "${TIMES[cbin]}" | median)
 MC_CB=$(echo "${CPUS[cbin]}" | median)
+MT_CC=$(echo "${TIMES[ccmp]}" | median)
+MC_CC=$(echo "${CPUS[ccmp]}" | median)
+R_APPLY_CMP=$(calc "$MT_B / $MT_CC")
+R_APPLY_CMP_CPU=$(calc "$MC_B / $MC_CC")
+RATE_CC=$(calc "$((N / 4 * 4)) / $MT_CC" 0)
 R_APPLY=$(calc "$MT_B / $MT_C")
 R_APPLY_CPU=$(calc "$MC_B / $MC_C")
 R_APPLY_BIN=$(calc "$MT_B / $MT_CB")
@@ -365,7 +379,7 @@ MT_BW=$(echo "${TIMES[bw]}" | median)
 MC_BT=$(echo "${CPUS[bt]}" | median)
 MC_BW=$(echo "${CPUS[bw]}" | median)
 declare -A MW
-for side in b bt bw c cbin; do MW[$side]=$(echo "${WCPUS[$side]}" | median); done
+for side in b bt bw c cbin ccmp; do MW[$side]=$(echo "${WCPUS[$side]}" | median); done
 RATE_BT=$(calc "$N_DONE / $MT_BT" 0)
 RATE_BW=$(calc "$N_DONE / $MT_BW" 0)
 q b -c "DROP SUBSCRIPTION sc" -c "DROP SUBSCRIPTION sb" -c "DROP SUBSCRIPTION sbt" -c "DROP SUBSCRIPTION sbw"
@@ -476,8 +490,10 @@ printf '%-34s %14s %14s %8s %10s\n' "increments applied per second" "$RATE_C/s" 
 printf '%-34s %14s %14s %8s\n' "apply worker CPU (median, s)" "$MC_C" "$MC_B" "$R_APPLY_CPU x"
 printf '%-34s %14s %14s %8s %10s\n' "the same, binary = true: per second" "$RATE_CB/s" "$RATE_B/s" "$R_APPLY_BIN x" ">= 0.95 x"
 printf '%-34s %14s %14s %8s\n' "apply worker CPU, binary = true" "$MC_CB" "$MC_B" "$R_APPLY_BIN_CPU x"
+printf '%-34s %14s %14s %8s %10s\n' "the same, compact form: per second" "$RATE_CC/s" "$RATE_B/s" "$R_APPLY_CMP x" ">= 0.95 x"
+printf '%-34s %14s %14s %8s\n' "apply worker CPU, compact form" "$MC_CC" "$MC_B" "$R_APPLY_CMP_CPU x"
 printf '%-34s %14s %14s\n' "WAL per increment on a (bytes)" "${WALPER[c]}" "${WALPER[b]}"
-echo "  all rounds (s): counter ${TIMES[c]}; counter, binary ${TIMES[cbin]}; bigint ${TIMES[b]}; bigint, C trigger ${TIMES[bt]}; bigint, wide, C trigger ${TIMES[bw]}"
+echo "  all rounds (s): counter ${TIMES[c]}; counter, binary ${TIMES[cbin]}; counter, compact ${TIMES[ccmp]}; bigint ${TIMES[b]}; bigint, C trigger ${TIMES[bt]}; bigint, wide, C trigger ${TIMES[bw]}"
 echo
 echo "where the apply gap goes (rates of the same run; each step against the one before)"
 printf '%-44s %10s %12s %12s %8s %8s\n' "side" "rate" "apply CPU" "sender CPU" "step" "row"
@@ -486,6 +502,7 @@ printf '%-44s %8s/s %10s s %10s s %6s x %8s\n' "bigint, a C row trigger (Postgre
 printf '%-44s %8s/s %10s s %10s s %6s x %6s B\n' "bigint as wide as a counter row, C trigger" "$RATE_BW" "$MC_BW" "${MW[bw]}" "$(calc "$MT_BT / $MT_BW")" "$W_BW"
 printf '%-44s %8s/s %10s s %10s s %6s x %6s B\n' "counter_crdt: its text input, merge trigger" "$RATE_C" "$MC_C" "${MW[c]}" "$(calc "$MT_BW / $MT_C")" "$W_C"
 printf '%-44s %8s/s %10s s %10s s %6s x\n' "counter_crdt, binary = true" "$RATE_CB" "$MC_CB" "${MW[cbin]}" "$(calc "$MT_BW / $MT_CB")"
+printf '%-44s %8s/s %10s s %10s s %6s x\n' "counter_crdt, binary = true, compact form" "$RATE_CC" "$MC_CC" "${MW[ccmp]}" "$(calc "$MT_BW / $MT_CC")"
 echo
 printf '%-12s %10s %10s %9s %9s %12s %9s %10s %9s %11s %9s %13s %12s\n' "mesh, rate" "increments" "done/s" "lag med" "lag max" "behind med" "converge" "WAL/inc" "sent/inc" "decoded/inc" "echo/inc" "sender us/inc" "apply us/inc"
 for rate in $RATES; do
@@ -495,7 +512,7 @@ done
 [ "$IDLE_SECONDS" -eq 0 ] ||
 	printf '%-34s %10s %10s %10s\n' "idle WAL in $IDLE_SECONDS s (bytes)" "a ${IDLE[a]}" "b ${IDLE[b]}" "c ${IDLE[c]}"
 echo
-echo "* apply rate: increments applied per second by b's apply worker, backlog made on a by pgbench -c 4 -j 2 (random keys of 1,000 rows); the counter side runs the merge trigger (own-id check included), the bigint side applies plain updates (the two other bigint sides: with PostgreSQL's C trigger suppress_redundant_updates_trigger() on the subscriber, ENABLE REPLICA; and as wide as a counter row by a bytea column, with the same trigger); ratio = counter rate / bigint rate (median of $ROUNDS rounds each); binary = true: the subscription takes the values in the send/recv form instead of text (ALTER SUBSCRIPTION ... SET (binary = true))."
+echo "* apply rate: increments applied per second by b's apply worker, backlog made on a by pgbench -c 4 -j 2 (random keys of 1,000 rows); the counter side runs the merge trigger (own-id check included), the bigint side applies plain updates (the two other bigint sides: with PostgreSQL's C trigger suppress_redundant_updates_trigger() on the subscriber, ENABLE REPLICA; and as wide as a counter row by a bytea column, with the same trigger); ratio = counter rate / bigint rate (median of $ROUNDS rounds each); binary = true: the subscription takes the values in the send/recv form instead of text (ALTER SUBSCRIPTION ... SET (binary = true)); compact form: the same, and the walsender sends the compact binary form (counter_crdt.binary_format = 'compact' in the subscription's connection options)."
 echo "* mesh: lag = replay_lag of the walsenders (sampled every 0.5 s, median and max over all), behind = WAL bytes between a server's insert position and a subscriber's replay position (median); converge = time after the load stops until the three totals equal the increments made; WAL/inc = WAL bytes written on all three servers per increment; sent/inc = transactions decoded and sent by the walsenders per increment (2 without echo: one to each peer; origin = $ORIGIN); echo/inc = applies that changed nothing (the merge trigger found the change already there); sender/apply us = CPU time of the walsenders / apply workers of all three servers, microseconds per increment (of the transactions they decode and send, sent/inc - 2 per increment are echoes; of the applies, echo/inc)."
 [ "$IDLE_SECONDS" -eq 0 ] ||
 	echo "* idle WAL: bytes of WAL each server wrote (pg_current_wal_lsn before and after) in $IDLE_SECONDS s with no load, after the mesh converged, a CHECKPOINT on each and 2 s to settle."
