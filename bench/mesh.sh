@@ -50,7 +50,10 @@
 # (total increments/s; rates are multiples of 3), MESH_CLIENTS [4] per
 # server, MESH_ROWS [1000], MESH_GROWTH_MAX [0.05] (seconds of lag gained per
 # second), MESH_PRECISION [0.1], MESH_ORIGIN [any] (the counter side's; none
-# to compare), MESH_SIDES ["bigint counter"], MESH_DRAIN_MAX [120] (seconds
+# to compare), MESH_FORM [text] (how the counter side's values travel: text,
+# binary (subscriptions WITH binary = true) or compact (binary, and
+# counter_crdt.binary_format = 'compact' for the role the subscriptions
+# connect as, set on every server as doc/replication.md does), MESH_SIDES ["bigint counter"], MESH_DRAIN_MAX [120] (seconds
 # a drain may take before the script gives up).
 set -euo pipefail
 
@@ -63,6 +66,7 @@ ROWS=${MESH_ROWS:-1000}
 GROWTH_MAX=${MESH_GROWTH_MAX:-0.05}
 PRECISION=${MESH_PRECISION:-0.1}
 ORIGIN=${MESH_ORIGIN:-any}
+FORM=${MESH_FORM:-text}
 SIDES=${MESH_SIDES:-"bigint counter"}
 DRAIN_MAX=${MESH_DRAIN_MAX:-120}
 # shellcheck source=scripts/pgcluster.sh
@@ -81,6 +85,7 @@ for v in GROWTH_MAX PRECISION; do
 done
 [ "$START" -ge 3 ] || { echo "mesh: MESH_START must be 3 or more" >&2; exit 2; }
 case $ORIGIN in any|none) ;; *) echo "mesh: MESH_ORIGIN must be any or none" >&2; exit 2 ;; esac
+case $FORM in text|binary|compact) ;; *) echo "mesh: MESH_FORM must be text, binary or compact" >&2; exit 2 ;; esac
 for side in $SIDES; do
 	case $side in bigint|counter) ;; *) echo "mesh: MESH_SIDES takes bigint and counter" >&2; exit 2 ;; esac
 done
@@ -113,6 +118,11 @@ printf '\\set k random(1, %d)\nUPDATE mb SET v = v + 1 WHERE k = :k;\n' "$ROWS" 
 chmod 644 "$WORK"/inc_*.sql
 declare -A TBL=([counter]=m [bigint]=mb) TOTAL=([counter]="sum(c::bigint)" [bigint]="sum(v)")
 declare -A PUB=([counter]=pm [bigint]=pb) SUBOPT=([counter]="origin = $ORIGIN" [bigint]="origin = none")
+[ "$FORM" = text ] || SUBOPT[counter]+=", binary = true"
+# every walsender of the role the subscriptions connect as sends the compact form
+[ "$FORM" != compact ] || for s in a b c; do
+	q $s -c "ALTER ROLE postgres SET counter_crdt.binary_format = 'compact'" >/dev/null
+done
 
 # The bytes between each server's WAL position and the replay position of
 # each of its walsenders: "time server subscription wal behind".
@@ -258,7 +268,7 @@ for side in $SIDES; do search "$side"; done
 # --- the table -----------------------------------------------------------------
 CPU=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 echo
-echo "mesh throughput: PostgreSQL $VERSION, $(nproc) CPUs ($CPU), $(date -u '+%Y-%m-%d %H:%M UTC'), data checksums $CHECKSUMS"
+echo "mesh throughput: PostgreSQL $VERSION, $(nproc) CPUs ($CPU), $(date -u '+%Y-%m-%d %H:%M UTC'), data checksums $CHECKSUMS, counters sent as $FORM"
 echo
 printf '%-34s %12s %12s %9s %12s %12s %11s %11s %10s %7s\n' "side (3 servers, full mesh)" "sustained" "first fail" "ratio" "lag growth" "lag slope" "sender CPU" "apply CPU" "lost" "rates"
 for side in $SIDES; do
@@ -267,7 +277,8 @@ for side in $SIDES; do
 	[ "$side" != counter ] || [ -z "${BEST[bigint]:-}" ] || [ "${BEST[bigint]}" = 0 ] ||
 		ratio="$(calc "${BEST[counter]} / ${BEST[bigint]}") x"
 	case $side in
-		counter) name="counter_crdt, merge trigger" ; [ "$ORIGIN" = any ] || name+=", origin none" ;;
+		counter) name="counter_crdt, merge trigger" ; [ "$ORIGIN" = any ] || name+=", origin none"
+			[ "$FORM" = text ] || name+=", $FORM" ;;
 		bigint) name="bigint, v = v + 1, origin none" ;;
 	esac
 	lostp=$lost
