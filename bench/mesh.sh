@@ -53,8 +53,9 @@
 # to compare), MESH_FORM [text] (how the counter side's values travel: text,
 # binary (subscriptions WITH binary = true) or compact (binary, and
 # counter_crdt.binary_format = 'compact' for the role the subscriptions
-# connect as, set on every server as doc/replication.md does), MESH_SIDES ["bigint counter"], MESH_DRAIN_MAX [120] (seconds
-# a drain may take before the script gives up).
+# connect as, set on every server as doc/replication.md does), MESH_SIDES
+# ["bigint counter"], MESH_DRAIN_MAX [120] (seconds a drain may take before
+# the script gives up).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

@@ -355,33 +355,15 @@ for ((r = 0; r < ROUNDS; r++)); do
 done
 [ "$(q b -c "SELECT count(*) FROM counter_crdt_writer_conflicts")" = 0 ] || die "own-id conflicts recorded on b"
 [ "$(q b -c "SELECT count(*) FROM t, counter_crdt_shards(c) s")" = 3000 ] || die "b's counters grew shards"
-MT_B=$(echo "${TIMES[b]}" | median)
-MT_C=$(echo "${TIMES[c]}" | median)
-MC_B=$(echo "${CPUS[b]}" | median)
-MC_C=$(echo "${CPUS[c]}" | median)
-MT_CB=$(echo "${TIMES[cbin]}" | median)
-MC_CB=$(echo "${CPUS[cbin]}" | median)
-MT_CC=$(echo "${TIMES[ccmp]}" | median)
-MC_CC=$(echo "${CPUS[ccmp]}" | median)
-R_APPLY_CMP=$(calc "$MT_B / $MT_CC")
-R_APPLY_CMP_CPU=$(calc "$MC_B / $MC_CC")
-RATE_CC=$(calc "$((N / 4 * 4)) / $MT_CC" 0)
-R_APPLY=$(calc "$MT_B / $MT_C")
-R_APPLY_CPU=$(calc "$MC_B / $MC_C")
-R_APPLY_BIN=$(calc "$MT_B / $MT_CB")
-R_APPLY_BIN_CPU=$(calc "$MC_B / $MC_CB")
-RATE_CB=$(calc "$((N / 4 * 4)) / $MT_CB" 0)
+# Per side: median time (MT), apply worker CPU (MC), walsender CPU (MW), rate.
 N_DONE=$((N / 4 * 4))
-RATE_B=$(calc "$N_DONE / $MT_B" 0)
-RATE_C=$(calc "$N_DONE / $MT_C" 0)
-MT_BT=$(echo "${TIMES[bt]}" | median)
-MT_BW=$(echo "${TIMES[bw]}" | median)
-MC_BT=$(echo "${CPUS[bt]}" | median)
-MC_BW=$(echo "${CPUS[bw]}" | median)
-declare -A MW
-for side in b bt bw c cbin ccmp; do MW[$side]=$(echo "${WCPUS[$side]}" | median); done
-RATE_BT=$(calc "$N_DONE / $MT_BT" 0)
-RATE_BW=$(calc "$N_DONE / $MT_BW" 0)
+declare -A MT MC MW RATE
+for side in b bt bw c cbin ccmp; do
+	MT[$side]=$(echo "${TIMES[$side]}" | median)
+	MC[$side]=$(echo "${CPUS[$side]}" | median)
+	MW[$side]=$(echo "${WCPUS[$side]}" | median)
+	RATE[$side]=$(calc "$N_DONE / ${MT[$side]}" 0)
+done
 q b -c "DROP SUBSCRIPTION sc" -c "DROP SUBSCRIPTION sb" -c "DROP SUBSCRIPTION sbt" -c "DROP SUBSCRIPTION sbw"
 
 # --- 2. mesh -----------------------------------------------------------------
@@ -486,23 +468,27 @@ echo
 echo "replicated path: PostgreSQL $(q a -c 'SHOW server_version'), $(nproc) CPUs ($CPU), $(date -u '+%Y-%m-%d %H:%M UTC'), data checksums $CHECKSUMS, mesh origin = $ORIGIN"
 echo
 printf '%-34s %14s %14s %8s %10s\n' "apply rate (backlog of $N_DONE)" "counter_crdt" "bigint" "ratio" "target"
-printf '%-34s %14s %14s %8s %10s\n' "increments applied per second" "$RATE_C/s" "$RATE_B/s" "$R_APPLY x" ">= 0.95 x"
-printf '%-34s %14s %14s %8s\n' "apply worker CPU (median, s)" "$MC_C" "$MC_B" "$R_APPLY_CPU x"
-printf '%-34s %14s %14s %8s %10s\n' "the same, binary = true: per second" "$RATE_CB/s" "$RATE_B/s" "$R_APPLY_BIN x" ">= 0.95 x"
-printf '%-34s %14s %14s %8s\n' "apply worker CPU, binary = true" "$MC_CB" "$MC_B" "$R_APPLY_BIN_CPU x"
-printf '%-34s %14s %14s %8s %10s\n' "the same, compact form: per second" "$RATE_CC/s" "$RATE_B/s" "$R_APPLY_CMP x" ">= 0.95 x"
-printf '%-34s %14s %14s %8s\n' "apply worker CPU, compact form" "$MC_CC" "$MC_B" "$R_APPLY_CMP_CPU x"
+# the counter's three forms against bigint: rate, then apply worker CPU
+for side in c cbin ccmp; do
+	case $side in
+		c) what="increments applied per second"; cpu="apply worker CPU (median, s)" ;;
+		cbin) what="the same, binary = true: per second"; cpu="apply worker CPU, binary = true" ;;
+		ccmp) what="the same, compact form: per second"; cpu="apply worker CPU, compact form" ;;
+	esac
+	printf '%-34s %14s %14s %8s %10s\n' "$what" "${RATE[$side]}/s" "${RATE[b]}/s" "$(calc "${MT[b]} / ${MT[$side]}") x" ">= 0.95 x"
+	printf '%-34s %14s %14s %8s\n' "$cpu" "${MC[$side]}" "${MC[b]}" "$(calc "${MC[b]} / ${MC[$side]}") x"
+done
 printf '%-34s %14s %14s\n' "WAL per increment on a (bytes)" "${WALPER[c]}" "${WALPER[b]}"
 echo "  all rounds (s): counter ${TIMES[c]}; counter, binary ${TIMES[cbin]}; counter, compact ${TIMES[ccmp]}; bigint ${TIMES[b]}; bigint, C trigger ${TIMES[bt]}; bigint, wide, C trigger ${TIMES[bw]}"
 echo
 echo "where the apply gap goes (rates of the same run; each step against the one before)"
 printf '%-44s %10s %12s %12s %8s %8s\n' "side" "rate" "apply CPU" "sender CPU" "step" "row"
-printf '%-44s %8s/s %10s s %10s s %8s %6s B\n' "bigint, plain updates" "$RATE_B" "$MC_B" "${MW[b]}" "" "$W_B"
-printf '%-44s %8s/s %10s s %10s s %6s x %8s\n' "bigint, a C row trigger (PostgreSQL's)" "$RATE_BT" "$MC_BT" "${MW[bt]}" "$(calc "$MT_B / $MT_BT")" ""
-printf '%-44s %8s/s %10s s %10s s %6s x %6s B\n' "bigint as wide as a counter row, C trigger" "$RATE_BW" "$MC_BW" "${MW[bw]}" "$(calc "$MT_BT / $MT_BW")" "$W_BW"
-printf '%-44s %8s/s %10s s %10s s %6s x %6s B\n' "counter_crdt: its text input, merge trigger" "$RATE_C" "$MC_C" "${MW[c]}" "$(calc "$MT_BW / $MT_C")" "$W_C"
-printf '%-44s %8s/s %10s s %10s s %6s x\n' "counter_crdt, binary = true" "$RATE_CB" "$MC_CB" "${MW[cbin]}" "$(calc "$MT_BW / $MT_CB")"
-printf '%-44s %8s/s %10s s %10s s %6s x\n' "counter_crdt, binary = true, compact form" "$RATE_CC" "$MC_CC" "${MW[ccmp]}" "$(calc "$MT_BW / $MT_CC")"
+printf '%-44s %8s/s %10s s %10s s %8s %6s B\n' "bigint, plain updates" "${RATE[b]}" "${MC[b]}" "${MW[b]}" "" "$W_B"
+printf '%-44s %8s/s %10s s %10s s %6s x %8s\n' "bigint, a C row trigger (PostgreSQL's)" "${RATE[bt]}" "${MC[bt]}" "${MW[bt]}" "$(calc "${MT[b]} / ${MT[bt]}")" ""
+printf '%-44s %8s/s %10s s %10s s %6s x %6s B\n' "bigint as wide as a counter row, C trigger" "${RATE[bw]}" "${MC[bw]}" "${MW[bw]}" "$(calc "${MT[bt]} / ${MT[bw]}")" "$W_BW"
+printf '%-44s %8s/s %10s s %10s s %6s x %6s B\n' "counter_crdt: its text input, merge trigger" "${RATE[c]}" "${MC[c]}" "${MW[c]}" "$(calc "${MT[bw]} / ${MT[c]}")" "$W_C"
+printf '%-44s %8s/s %10s s %10s s %6s x\n' "counter_crdt, binary = true" "${RATE[cbin]}" "${MC[cbin]}" "${MW[cbin]}" "$(calc "${MT[bw]} / ${MT[cbin]}")"
+printf '%-44s %8s/s %10s s %10s s %6s x\n' "counter_crdt, binary = true, compact form" "${RATE[ccmp]}" "${MC[ccmp]}" "${MW[ccmp]}" "$(calc "${MT[bw]} / ${MT[ccmp]}")"
 echo
 printf '%-12s %10s %10s %9s %9s %12s %9s %10s %9s %11s %9s %13s %12s\n' "mesh, rate" "increments" "done/s" "lag med" "lag max" "behind med" "converge" "WAL/inc" "sent/inc" "decoded/inc" "echo/inc" "sender us/inc" "apply us/inc"
 for rate in $RATES; do
