@@ -111,11 +111,8 @@ $nc->safe_psql('app', "ALTER SUBSCRIPTION page_views_c_from_$_ ENABLE") foreach 
 $mesh->{nodes} = [ $na, $nb, $nc, $nd ];
 ok($mesh->wait_converged('repair'), 'repair: quiescence reached');
 $mesh->check_state('repair', [ @pages, '/d1', '/d2', '/r1' ]);
-# Also a's walsender of c's subscription, whose client went away while
-# its slot was gone or the repair replaced it, may find the connection lost
-# (seen on 17, under load).
 $mesh->check_logs('repair',
-	qr/replication slot "page_views_c_from_a" does not exist|page_views_c_from_a FATAL:  connection to client lost/);
+	qr/replication slot "page_views_c_from_a" does not exist/);
 $mesh->check_idle('repair');
 
 $_->stop('fast') foreach ($na, $nb, $nc, $nd);

@@ -235,7 +235,9 @@ sub check_state
 }
 
 # No errors in the server logs, except the lost connections of walsenders
-# and apply workers whose peer was shut down, and lines matching $allow.
+# and apply workers whose peer was shut down or dropped its subscription
+# (DROP SUBSCRIPTION ends the apply worker while its walsender may be
+# sending: "connection to client lost"), and lines matching $allow.
 # Also allowed: "replication origin with ID N is already active for PID M",
 # which an apply worker started while the one it replaces (whose publisher
 # went away) is still exiting reports; it exits, and the launcher's next
@@ -249,7 +251,7 @@ sub check_logs
 		my $log = PostgreSQL::Test::Utils::slurp_file($node->logfile);
 		my @err = grep {
 			/ERROR:|FATAL:|PANIC:|logical replication .* error|terminated by signal/
-			  && !/replication origin with ID \d+ is already active for PID \d+|could not receive data from WAL stream|could not connect to the publisher|server closed the connection unexpectedly|terminating connection due to administrator command|terminating logical replication worker due to administrator command|the database system is (starting up|not yet accepting connections|shutting down|in recovery mode)|connection to server .* failed/
+			  && !/replication origin with ID \d+ is already active for PID \d+|could not receive data from WAL stream|connection to client lost|could not connect to the publisher|server closed the connection unexpectedly|terminating connection due to administrator command|terminating logical replication worker due to administrator command|the database system is (starting up|not yet accepting connections|shutting down|in recovery mode)|connection to server .* failed/
 			  && !(defined $allow && /$allow/)
 		} split /\n/, $log;
 		ok(!@err, "$label: no errors in log of " . $node->name)
