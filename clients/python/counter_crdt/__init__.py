@@ -1,6 +1,7 @@
 """counter_crdt for Python: the CounterState value and the adapters of the
 drivers and ORMs (counter_crdt.psycopg, .psycopg2, .asyncpg, .sqlalchemy,
-.django), each imported on its own so that only the driver in use is needed.
+.django, .peewee), each imported on its own so that only the driver in use is
+needed.
 """
 from .state import CounterState, Fold, Shard
 

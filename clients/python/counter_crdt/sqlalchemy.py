@@ -39,7 +39,7 @@ from sqlalchemy import event, types
 from sqlalchemy.orm import Mapper, Session, attributes
 from sqlalchemy.sql import operators
 
-from .state import CounterState
+from .state import CounterState, CounterWriteError
 
 __all__ = ["Counter", "increment", "value", "merge", "merge_agg", "digest",
            "new_counter", "create_extension", "guard_writes", "CounterState"]
@@ -230,10 +230,6 @@ def _configured(mapper, class_):
 
 def _keep_loaded(target, value, oldvalue, initiator):
     return value
-
-
-class CounterWriteError(ValueError):
-    """A counter assignment that has no meaning as an increment or a merge."""
 
 
 def _rewrite_new(obj, mapper, key):

@@ -23,7 +23,7 @@ import struct
 import uuid
 from typing import NamedTuple, Optional, Tuple
 
-__all__ = ["CounterState", "Shard", "Fold"]
+__all__ = ["CounterState", "Shard", "Fold", "CounterValue", "CounterWriteError"]
 
 INT64_MIN = -(1 << 63)
 INT64_MAX = (1 << 63) - 1
@@ -753,3 +753,30 @@ def _decode_compact(buf, prefix):
               in record.iter_unpack(memoryview(buf)[_COMPACT_HEADER:])]
     _check_canonical(shards, prefix)
     return shards
+
+
+class CounterValue(int):
+    """The value of a counter as an ORM's field reads it (Django's and
+    Peewee's CounterField): an int, with the state it was read from in
+    .state (a CounterState).  Arithmetic gives plain ints: `page.views + 1`
+    is a number, and saving it is an increment.
+    """
+
+    def __new__(cls, state):
+        if not isinstance(state, CounterState):
+            state = CounterState(state)
+        self = int.__new__(cls, state.value)
+        self.state = state
+        return self
+
+    def __getnewargs__(self):
+        return (self.state,)
+
+    def __repr__(self):
+        return int.__repr__(self)
+
+    __str__ = __repr__
+
+
+class CounterWriteError(ValueError):
+    """A counter assignment that has no meaning as an increment or a merge."""

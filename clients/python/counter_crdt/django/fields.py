@@ -23,30 +23,9 @@ from django.db.models.sql.compiler import SQLUpdateCompiler
 from django.db.models.sql.subqueries import UpdateQuery
 
 from counter_crdt import CounterState
+from counter_crdt.state import CounterValue
 
 __all__ = ["CounterField", "CounterValue", "CounterFormField"]
-
-
-class CounterValue(int):
-    """The value of a counter as read from the database: an int, with the
-    state it was read from in .state (a CounterState).  Arithmetic gives
-    plain ints: `page.views + 1` is a number, and saving it is an increment.
-    """
-
-    def __new__(cls, state):
-        if not isinstance(state, CounterState):
-            state = CounterState(state)
-        self = int.__new__(cls, state.value)
-        self.state = state
-        return self
-
-    def __getnewargs__(self):
-        return (self.state,)
-
-    def __repr__(self):
-        return int.__repr__(self)
-
-    __str__ = __repr__
 
 
 class _StateText(str):
