@@ -342,10 +342,10 @@ _pgr_packages() {	# VER -> the package list, one line, sorted
 	# test/t/010_scylla_migration.pl reads ScyllaDB's files with Python
 	p+=(python3)
 	# The client libraries of clients/ at the suite's versions: Python's
-	# drivers and ORMs (Django 4.2 in trixie, 5.2 in sid; SQLAlchemy 2.0),
+	# drivers and ORMs (Django 4.2 in trixie, 5.2 in sid; SQLAlchemy 2.0; Peewee),
 	# the tools that build a wheel and a venv; Node.js and npm; Ruby with
 	# ActiveRecord and ruby-pg; Go with pgx from Debian's Go sources.
-	p+=(python3-django python3-sqlalchemy python3-psycopg2 python3-asyncpg
+	p+=(python3-django python3-sqlalchemy python3-peewee python3-psycopg2 python3-asyncpg
 		python3-build python3-venv python3-pip python3-setuptools python3-wheel)
 	p+=(nodejs npm ruby ruby-activerecord ruby-pg golang-go
 		golang-github-jackc-pgx-v4-dev ca-certificates)

@@ -71,7 +71,7 @@ PACKAGES+=(patroni python3-etcd etcd-server etcd-client pgbackrest)
 # Python's drivers and ORMs with the tools that build a wheel and a venv to
 # install it into; Ruby with ActiveRecord and ruby-pg (gem build, gem
 # install); Go with pgx from Debian's Go sources.
-PACKAGES+=(python3-django python3-sqlalchemy python3-psycopg2 python3-asyncpg
+PACKAGES+=(python3-django python3-sqlalchemy python3-peewee python3-psycopg2 python3-asyncpg
 	python3-build python3-venv python3-pip python3-setuptools python3-wheel)
 PACKAGES+=(ruby ruby-activerecord ruby-pg)
 PACKAGES+=(golang-go golang-github-jackc-pgx-v4-dev)
