@@ -1,12 +1,13 @@
 # The Python package of clients/python (doc/python.md), on this PostgreSQL
 # with this suite's Python and its Debian packages of the drivers and ORMs
-# (15: Python 3.11, SQLAlchemy 1.4; 17: 3.13, SQLAlchemy 2.0.40; 18 and 19:
-# 3.14, SQLAlchemy 2.0.52).
+# (15: Python 3.11, SQLAlchemy 1.4, Peewee 3.14.10; 17: 3.13, SQLAlchemy
+# 2.0.40, Peewee 3.17.7; 18 and 19: 3.14, SQLAlchemy 2.0.52, Peewee 3.18.3).
 #
 # 1. The wheel built with python3-build and installed with pip into a venv
 #    (test/t/PythonPackage.pm); the drivers that scripts/setup.sh and
 #    scripts/pgchroot.sh install (python3-psycopg, -psycopg2, -asyncpg,
-#    -sqlalchemy) must import: a missing one fails, nothing is skipped.
+#    -sqlalchemy, -peewee) must import: a missing one fails, nothing is
+#    skipped.
 # 2. The package's own tests (clients/python/tests/test_*.py, the top level
 #    only: Django's are 030's), run by the venv's python against a
 #    throwaway database, each test a check here (test/t/unittest_tap.py).
@@ -17,8 +18,9 @@
 # 4. The read-modify-write trap, with application processes
 #    (test/t/python_worker.py) started at once, 1,000 writes each, every run
 #    on its own counter: two processes through each of psycopg 3, psycopg2,
-#    asyncpg and the SQLAlchemy ORM (page.views += 1; session.commit()) on
-#    a guarded table count exactly 2,000; the trap by hand (the state read,
+#    asyncpg, the SQLAlchemy ORM (page.views += 1; session.commit()) and
+#    Peewee (page.views += 1; page.save()) on a guarded table count exactly
+#    2,000; the trap by hand (the state read,
 #    written back, as an ORM without this package saves a row) beside 1,000
 #    increments is refused with IntegrityError and undoes none of them under
 #    the guard, and undoes some without it.  Two sessions writing back the
@@ -26,11 +28,11 @@
 #    states made from one read, so the counter holds every step committed.
 # 5. The same on a replicated pair (two servers subscribing to each other,
 #    counter_crdt_enable_replica_merge on both, as doc/replication.md does):
-#    one process on each server per driver and the ORM, and the trap by hand
+#    one process on each server per driver and ORM, and the trap by hand
 #    on b beside increments on a, at once; after convergence every counter
 #    is exact on both servers.
 #
-# About 40 s of CPU (the ORM's processes most of it); 75 to 120 s on a
+# About 40 s of CPU (the ORMs' processes most of it); 75 to 120 s on a
 # machine whose two cores run other tests too.
 use strict;
 use warnings;
@@ -58,7 +60,7 @@ my $t0 = time();
 
 # 1. The drivers, then the package.
 my $system_python = $PythonPackage::system_python;
-foreach my $module (qw(psycopg psycopg2 asyncpg sqlalchemy))
+foreach my $module (qw(psycopg psycopg2 asyncpg sqlalchemy peewee))
 {
 	ok(system($system_python, '-c', "import $module") == 0,
 		"$module imports in $system_python (installed by setup)")
@@ -78,13 +80,15 @@ sub run_cmd
 }
 
 my ($rc, $versions, $err) = run_cmd({}, '', $python, '-c', q{
-import sys, counter_crdt, psycopg, psycopg2, asyncpg, sqlalchemy
+import sys, counter_crdt, psycopg, psycopg2, asyncpg, sqlalchemy, peewee
 print(sys.version.split()[0], sqlalchemy.__version__, psycopg.__version__,
-      psycopg2.__version__.split()[0], asyncpg.__version__, counter_crdt.__file__)});
+      psycopg2.__version__.split()[0], asyncpg.__version__, peewee.__version__,
+      counter_crdt.__file__)});
 is($rc, 0, 'the venv imports the package and the drivers') or diag($err);
 my ($py_version, $sa_version, @rest) = split ' ', $versions;
-note("Python $py_version, SQLAlchemy $sa_version, psycopg $rest[0], psycopg2 $rest[1], asyncpg $rest[2]");
-like($rest[3], qr{^\Q$pkg->{venv}\E/lib/python[0-9.]+/site-packages/counter_crdt/__init__\.py$},
+note("Python $py_version, SQLAlchemy $sa_version, psycopg $rest[0], psycopg2 $rest[1], asyncpg $rest[2], "
+	  . "Peewee $rest[3]");
+like($rest[4], qr{^\Q$pkg->{venv}\E/lib/python[0-9.]+/site-packages/counter_crdt/__init__\.py$},
 	'counter_crdt is imported from what the wheel installed in the venv');
 my $sa2 = $sa_version =~ /^2\./;
 my $orm_driver = $sa2 ? 'psycopg' : 'psycopg2';    # SQLAlchemy 1.4 has no psycopg 3 dialect
@@ -153,7 +157,7 @@ note(sprintf('package built and tested after %.1fs', time() - $t0));
 		  . "ALTER DATABASE app SET counter_crdt.node_id = '$doc_id';");
 	$a->safe_psql('app', recipe('python/table'));
 	my %env = (PGHOST => $a->host, PGPORT => $a->port);
-	foreach my $name (qw(state psycopg psycopg2 asyncpg sqlalchemy sqlalchemy2 trap))
+	foreach my $name (qw(state psycopg psycopg2 asyncpg sqlalchemy sqlalchemy2 peewee trap))
 	{
 	  SKIP:
 		{
@@ -169,12 +173,15 @@ note(sprintf('package built and tested after %.1fs', time() - $t0));
 		}
 	}
 	is($a->safe_psql('app', q{SELECT count(*) FROM pg_trigger WHERE tgname = 'counter_crdt_write_guard'
-		AND tgrelid IN ('pages'::regclass, 'articles'::regclass, to_regclass('posts'))}), $sa2 ? 3 : 2,
-		'doc/python.md: the tables of the page are guarded, by hand and by create_all()');
+		AND tgrelid IN ('pages'::regclass, 'articles'::regclass, to_regclass('posts'), 'stories'::regclass)}),
+		$sa2 ? 4 : 3, 'doc/python.md: the tables of the page are guarded, by hand, by create_all() and by create_tables()');
 	is($a->safe_psql('app', q{SELECT string_agg(indexrelid::regclass || ' ' || pg_get_indexdef(indexrelid), '; ' ORDER BY 1)
 		FROM pg_index WHERE indrelid = 'articles'::regclass AND NOT indisprimary}),
 		'articles_views_value CREATE INDEX articles_views_value ON public.articles USING btree (((views)::bigint))',
 		'doc/python.md, sqlalchemy: the value index');
+	is($a->safe_psql('app', q{SELECT pg_get_indexdef('stories_views_value'::regclass)}),
+		'CREATE INDEX stories_views_value ON public.stories USING btree (((views)::bigint))',
+		'doc/python.md, peewee: the value index');
 }
 note(sprintf('the page after %.1fs', time() - $t0));
 
@@ -216,7 +223,7 @@ my $table_sql = q{
 CREATE TABLE pages (id int PRIMARY KEY, views counter_crdt NOT NULL DEFAULT '{}');
 INSERT INTO pages (id) SELECT generate_series(1, 10);
 };
-my @modes = ('psycopg', 'psycopg2', 'asyncpg', "orm-$orm_driver");
+my @modes = ('psycopg', 'psycopg2', 'asyncpg', "orm-$orm_driver", 'peewee');
 
 # Sums of the workers' [committed, refused].
 sub totals
@@ -227,7 +234,7 @@ sub totals
 }
 
 # 4. On one server, every run at once, each on its own counter: two
-# processes per driver and the ORM; the trap by hand beside increments on a
+# processes per driver and ORM; the trap by hand beside increments on a
 # guarded and on an unguarded table; two sessions writing back the state
 # read plus one and plus two.
 $a->safe_psql('postgres', 'CREATE DATABASE workers');

@@ -19,6 +19,8 @@ MODE:
   orm-DRIVER   SQLAlchemy ORM: page = session.get(Page, KEY);
                page.views += 1; session.commit()
                (DRIVER: psycopg2, psycopg, asyncpg: an AsyncSession)
+  peewee       Peewee (PostgresqlDatabase, psycopg2): page =
+               Page.get_by_id(KEY); page.views += 1; page.save()
   writeback    the read-modify-write trap by hand with psycopg 3, as an ORM
                without this package saves a loaded row: the state read,
                then written back (UPDATE ... SET views = %s); it adds
@@ -173,6 +175,29 @@ def run_orm(driver, table, key, n):
     done(n, 0)
 
 
+def run_peewee(table, key, n):
+    import os
+    import peewee
+    from counter_crdt.peewee import CounterField
+    db = peewee.PostgresqlDatabase(os.environ["PGDATABASE"])
+
+    class Page(peewee.Model):
+        id = peewee.IntegerField(primary_key=True)
+        views = CounterField()
+
+        class Meta:
+            database = db
+            table_name = table
+    Page.get_by_id(key)
+    ready()
+    for _ in range(n):
+        page = Page.get_by_id(key)
+        page.views += 1
+        page.save()
+    db.close()
+    done(n, 0)
+
+
 def main(argv):
     # held pending from here, so that a SIGUSR1 sent before sigwait() counts
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})
@@ -183,7 +208,7 @@ def main(argv):
         run_orm(mode[4:], table, key, n)
     else:
         {"psycopg": run_psycopg, "psycopg2": run_psycopg2, "asyncpg": run_asyncpg,
-         "writeback": run_writeback,
+         "peewee": run_peewee, "writeback": run_writeback,
          "plus1": lambda *a: run_writeback(*a, plus=1),
          "plus2": lambda *a: run_writeback(*a, plus=2)}[mode](table, key, n)
 
