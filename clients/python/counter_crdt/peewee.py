@@ -40,7 +40,7 @@ import functools
 import peewee
 from peewee import SQL, Cast, Node, fn
 
-from .state import CounterState, CounterValue, CounterWriteError
+from .state import CounterState, CounterValue, CounterWriteError, read_counter
 
 __all__ = ["CounterField", "CounterValue", "CounterState", "CounterWriteError", "value",
            "increment", "merge", "merge_agg", "digest", "new_counter", "create_extension",
@@ -83,26 +83,18 @@ def merge(a, b):
     """counter_crdt_merge(a, b); reads as a CounterState."""
     args = [_state_param(x if isinstance(x, CounterState) else CounterState(x))
             if isinstance(x, (CounterState, str)) else x for x in (a, b)]
-    return fn.counter_crdt_merge(*args).python_value(_read_state)
+    return fn.counter_crdt_merge(*args).python_value(read_counter)
 
 
 def merge_agg(col):
     """counter_crdt_merge_agg(col): the merge of the copies of one counter."""
-    return fn.counter_crdt_merge_agg(col).python_value(_read_state)
+    return fn.counter_crdt_merge_agg(col).python_value(read_counter)
 
 
 def digest(col):
     """counter_crdt_digest(col): 32 bytes that two equal states share."""
     return fn.counter_crdt_digest(col).python_value(
         lambda v: v if v is None else bytes(v))
-
-
-def _read_state(v):
-    if v is None or isinstance(v, CounterState):
-        return v
-    if isinstance(v, (bytes, memoryview)):
-        return CounterState.from_binary(v)
-    return CounterState(v)
 
 
 class _CounterAccessor(peewee.FieldAccessor):
@@ -145,7 +137,7 @@ class CounterField(peewee.Field):
         if v is None:
             return None
         if isinstance(v, (str, bytes, memoryview)):
-            v = _read_state(v)
+            v = read_counter(v)
         if isinstance(v, CounterState):
             return None if v.tombstone else CounterValue(v)
         # an aggregate of the values through a function of this column

@@ -39,7 +39,7 @@ from sqlalchemy import event, types
 from sqlalchemy.orm import Mapper, Session, attributes
 from sqlalchemy.sql import operators
 
-from .state import CounterState, CounterWriteError
+from .state import CounterState, CounterWriteError, read_counter
 
 __all__ = ["Counter", "increment", "value", "merge", "merge_agg", "digest",
            "new_counter", "create_extension", "guard_writes", "CounterState"]
@@ -88,13 +88,7 @@ class Counter(types.UserDefinedType):
         return sa.cast(sa.cast(bindvalue, sa.Text), _CounterCast())
 
     def result_processor(self, dialect, coltype):
-        def process(v):
-            if v is None or isinstance(v, CounterState):
-                return v
-            if isinstance(v, (bytes, memoryview)):
-                return CounterState.from_binary(v)
-            return CounterState(v)
-        return process
+        return read_counter
 
     def literal_processor(self, dialect):
         def process(v):

@@ -23,7 +23,7 @@ import struct
 import uuid
 from typing import NamedTuple, Optional, Tuple
 
-__all__ = ["CounterState", "Shard", "Fold", "CounterValue", "CounterWriteError"]
+__all__ = ["CounterState", "Shard", "Fold", "CounterValue", "CounterWriteError", "read_counter"]
 
 INT64_MIN = -(1 << 63)
 INT64_MAX = (1 << 63) - 1
@@ -753,6 +753,17 @@ def _decode_compact(buf, prefix):
               in record.iter_unpack(memoryview(buf)[_COMPACT_HEADER:])]
     _check_canonical(shards, prefix)
     return shards
+
+
+def read_counter(v):
+    """A counter as a driver returns it, as a CounterState: None stays None,
+    a CounterState (a registered adapter's) as it is, bytes as the binary
+    form, anything else as the text form."""
+    if v is None or isinstance(v, CounterState):
+        return v
+    if isinstance(v, (bytes, memoryview)):
+        return CounterState.from_binary(v)
+    return CounterState(v)
 
 
 class CounterValue(int):
