@@ -30,8 +30,9 @@ that step rewrite each counter in the dict, so a save writes: an int as the
 increment of its difference from the value the instance read (0 for an
 instance that read nothing): `views = views + 1`; a CounterState assigned as
 a merge, `counter_crdt_merge(views, state)`; a counter left alone (or equal
-to what was read) not at all.  An INSERT (create()) writes '{}' for 0, else
-NULL::counter_crdt + n, or the state assigned.  A class-level
+to what was read) not at all.  An INSERT (create(), insert(), insert_many(),
+bulk_create()) writes '{}' for 0, else NULL::counter_crdt + n, or the state
+assigned.  A class-level
 Page.update(views=n) with a number raises CounterWriteError (it would set
 the counter); with a CounterState it merges.
 """
@@ -270,9 +271,56 @@ def _populate(inner, instance, field_dict):
     _rewrite(instance, field_dict)
 
 
+# -- insert(), insert_many(), bulk_create(): new counters ----------------------
+
+def _new_value(field, v):
+    """What an INSERT writes into a new counter for v: an expression the
+    application wrote as it is, else as create() writes it."""
+    if isinstance(v, Node):
+        return v
+    return field._write(v, _NOTHING, True)
+
+
+def _new_row(model, row, fields):
+    """A row of insert_many(): a dict (keys: names or fields), or a tuple or
+    list in the order of fields; the counters in it as new counters."""
+    if isinstance(row, dict):
+        out = {}
+        given = set()
+        for k, v in row.items():
+            f = model._meta.combined.get(k) if isinstance(k, str) else k
+            out[k] = _new_value(f, v) if isinstance(f, CounterField) else v
+            given.add(f)
+        # a counter left out: its default, which Peewee would send as it is
+        for f in _counter_fields(model):
+            if f not in given and f.default is not None:
+                out[f] = _new_value(f, f.default() if callable(f.default) else f.default)
+        return out
+    if fields is not None and isinstance(row, (tuple, list)):
+        return type(row)(_new_value(f, v) if isinstance(f, CounterField) else v
+                         for f, v in zip(fields, row))
+    return row
+
+
+def _insert(inner, cls, __data=None, **insert):
+    data = cls._normalize_data(__data, insert)
+    return inner(_new_row(cls, data, None))
+
+
+def _insert_many(inner, cls, rows, fields=None):
+    if fields is not None:
+        fields = [cls._meta.combined.get(f, f) if isinstance(f, str) else f for f in fields]
+    if isinstance(rows, (list, tuple)):
+        rows = [_new_row(cls, r, fields) for r in rows]
+    else:                       # a generator, as bulk_create() passes: lazily
+        rows = (_new_row(cls, r, fields) for r in rows)
+    return inner(rows, fields=fields)
+
+
 def _hook(model):
     """save() and _populate_unsaved_relations() of a model with a counter,
-    wrapped once per class that defines its own."""
+    wrapped once per class that defines its own; insert() and insert_many()
+    (which bulk_create() calls) too, as class methods."""
     for name, wrapper in (("save", _save), ("_populate_unsaved_relations", _populate)):
         current = getattr(model, name)
         if getattr(current, "_counter_crdt", False):
@@ -284,6 +332,16 @@ def _hook(model):
             return _wrapper(_inner, self, *args, **kwargs)
         method._counter_crdt = True
         setattr(model, name, method)
+    for name, wrapper in (("insert", _insert), ("insert_many", _insert_many)):
+        inner = getattr(model, name).__func__
+        if getattr(inner, "_counter_crdt", False):
+            continue            # inherited, already wrapped
+
+        @functools.wraps(inner)
+        def cmethod(cls, *args, _inner=inner, _wrapper=wrapper, **kwargs):
+            return _wrapper(functools.partial(_inner, cls), cls, *args, **kwargs)
+        cmethod._counter_crdt = True
+        setattr(model, name, classmethod(cmethod))
 
 
 # -- DDL -------------------------------------------------------------------------
