@@ -223,21 +223,14 @@ public final class CounterState extends PGobject {
         for (Shard sh : shards) {
             total = total.add(BigInteger.valueOf(sh.value()));
         }
-        for (int i = 0; i < folds.size();) {
-            int j = i;
-            long aclock = 0, avalue = 0;
-            for (; j < folds.size() && folds.get(j).retired().equals(folds.get(i).retired()); j++) {
-                Fold f = folds.get(j);
-                if (f.aclock() > aclock || (f.aclock() == aclock && f.avalue() > avalue)) {
-                    aclock = f.aclock();
-                    avalue = f.avalue();
-                }
+        for (int i = 0, j; i < folds.size(); i = j) {
+            j = groupEnd(folds, i);
+            for (Fold f : folds.subList(i, j)) {
                 total = total.subtract(BigInteger.valueOf(f.absorbed()));
             }
             if (shard(folds.get(i).retired()).isEmpty()) {
-                total = total.add(BigInteger.valueOf(avalue));
+                total = total.add(BigInteger.valueOf(latest(folds, i, j).avalue()));
             }
-            i = j;
         }
         return total;
     }
@@ -550,16 +543,9 @@ public final class CounterState extends PGobject {
             }
             retired.add(f.retired());
         }
-        for (int i = 0; i < folds.size();) {
-            int j = i;
-            long aclock = 0, avalue = 0;
-            for (; j < folds.size() && folds.get(j).retired().equals(folds.get(i).retired()); j++) {
-                Fold f = folds.get(j);
-                if (f.aclock() > aclock || (f.aclock() == aclock && f.avalue() > avalue)) {
-                    aclock = f.aclock();
-                    avalue = f.avalue();
-                }
-            }
+        for (int i = 0, j; i < folds.size(); i = j) {
+            j = groupEnd(folds, i);
+            long aclock = latest(folds, i, j).aclock();
             String a = folds.get(i).retired();
             Shard sh = find(shards, a);
             if (sh != null && sh.clock() <= aclock) {
@@ -578,8 +564,27 @@ public final class CounterState extends PGobject {
                     throw fail("Fold record %s>%s has tclock %d, newer than its target's shard (clock %d).", f.retired(), f.target(), f.tclock(), t.clock());
                 }
             }
-            i = j;
         }
+    }
+
+    /** The end of the run of (sorted) fold records of folds[i]'s retired writer. */
+    private static int groupEnd(List<Fold> folds, int i) {
+        int j = i;
+        while (j < folds.size() && folds.get(j).retired().equals(folds.get(i).retired())) {
+            j++;
+        }
+        return j;
+    }
+
+    /** Of folds[i..j), the record that saw the most of the retired writer: the highest aclock, then avalue. */
+    private static Fold latest(List<Fold> folds, int i, int j) {
+        Fold best = folds.get(i);
+        for (Fold f : folds.subList(i + 1, j)) {
+            if (f.aclock() > best.aclock() || (f.aclock() == best.aclock() && f.avalue() > best.avalue())) {
+                best = f;
+            }
+        }
+        return best;
     }
 
     static boolean isHex(char c) {
@@ -733,17 +738,9 @@ public final class CounterState extends PGobject {
                             throw fail("Writer %s has clock %d; clocks start at 1.", id, clock);
                         }
                         shards.add(new Shard(id, clock, value));
-                        skipSpace();
-                        if (at(',')) {
-                            pos++;
-                            skipSpace();
-                            continue;
-                        }
-                        if (at('}')) {
-                            pos++;
+                        if (!another("a shard")) {
                             break;
                         }
-                        throw syntax("Expected \",\" or \"}\" after a shard");
                     }
                 }
             }
@@ -791,18 +788,25 @@ public final class CounterState extends PGobject {
                     n[k] = number(NAMES[k], owner);
                 }
                 out.add(new Fold(retired, target, n[0], n[1], n[2], n[3]));
-                skipSpace();
-                if (at(',')) {
-                    pos++;
-                    skipSpace();
-                    continue;
-                }
-                if (at('}')) {
-                    pos++;
+                if (!another("a fold record")) {
                     return;
                 }
-                throw syntax("Expected \",\" or \"}\" after a fold record");
             }
+        }
+
+        /** After an item of a list: true at ",", false at its closing "}". */
+        private boolean another(String item) {
+            skipSpace();
+            if (at(',')) {
+                pos++;
+                skipSpace();
+                return true;
+            }
+            if (at('}')) {
+                pos++;
+                return false;
+            }
+            throw syntax("Expected \",\" or \"}\" after " + item);
         }
     }
 }

@@ -35,20 +35,18 @@ public final class Counters {
     /** {@code UPDATE table SET counter = counter + delta WHERE key = k}: the number of rows incremented. */
     public static int increment(Connection conn, String table, String counter, String key, Object k, long delta) throws SQLException {
         String c = ident(counter);
-        String sql = "UPDATE " + ident(table) + " SET " + c + " = " + c + " + ? WHERE " + ident(key) + " = ?";
-        try (PreparedStatement ps = conn.prepareStatement(sql)) {
-            ps.setLong(1, delta);
-            ps.setObject(2, k);
-            return ps.executeUpdate();
-        }
+        return update(conn, "UPDATE " + ident(table) + " SET " + c + " = " + c + " + ? WHERE " + ident(key) + " = ?", delta, k);
     }
 
     /** {@code UPDATE table SET counter = counter_crdt_merge(counter, state) WHERE key = k}: the number of rows merged into. */
     public static int merge(Connection conn, String table, String counter, String key, Object k, CounterState state) throws SQLException {
         String c = ident(counter);
-        String sql = "UPDATE " + ident(table) + " SET " + c + " = counter_crdt_merge(" + c + ", ?::counter_crdt) WHERE " + ident(key) + " = ?";
+        return update(conn, "UPDATE " + ident(table) + " SET " + c + " = counter_crdt_merge(" + c + ", ?::counter_crdt) WHERE " + ident(key) + " = ?", state, k);
+    }
+
+    private static int update(Connection conn, String sql, Object operand, Object k) throws SQLException {
         try (PreparedStatement ps = conn.prepareStatement(sql)) {
-            ps.setObject(1, state);
+            ps.setObject(1, operand);
             ps.setObject(2, k);
             return ps.executeUpdate();
         }

@@ -172,6 +172,11 @@ public class CounterStateTest {
         assertEquals(110 - 100 + 100, CounterState.parse(gone).value());
         String two = "{" + A + ":3:10, " + B + ":2:20} folded {" + C + ">" + A + ":3:4:30:12, " + C + ">" + B + ":2:6:35:20}";
         assertEquals(10 + 20 - 12 - 20 + 35, CounterState.parse(two).value());
+        // of one retired writer's records, the highest aclock counts, then the highest avalue
+        String tie = "{" + A + ":3:10, " + B + ":2:20} folded {" + C + ">" + A + ":3:4:35:12, " + C + ">" + B + ":2:4:30:20}";
+        assertEquals(10 + 20 - 12 - 20 + 35, CounterState.parse(tie).value());
+        String older = "{" + A + ":3:10, " + B + ":2:20} folded {" + C + ">" + A + ":3:6:30:12, " + C + ">" + B + ":2:4:35:20}";
+        assertEquals(10 + 20 - 12 - 20 + 30, CounterState.parse(older).value());
     }
 
     // ---- merge

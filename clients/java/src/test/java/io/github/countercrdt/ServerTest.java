@@ -507,7 +507,7 @@ public class ServerTest {
         assertEquals("{" + id + ":1:5}", one("SELECT views::text FROM java_pages WHERE id = 2"));
         assertEquals("{}", one("SELECT views::text FROM java_pages WHERE id = 3"));
         // identifiers are quoted
-        exec("CREATE TABLE \"Odd \"\"t\"\"\" (\"K\" int PRIMARY KEY, \"V v\" counter_crdt)");
+        exec("DROP TABLE IF EXISTS \"Odd \"\"t\"\"\"; CREATE TABLE \"Odd \"\"t\"\"\" (\"K\" int PRIMARY KEY, \"V v\" counter_crdt)");
         Counters.insert(conn, "Odd \"t\"", "V v", "K", 1, 3);
         assertEquals(1, Counters.increment(conn, "Odd \"t\"", "V v", "K", 1, -1));
         assertEquals("2", one("SELECT \"V v\"::bigint FROM \"Odd \"\"t\"\"\""));
