@@ -24,12 +24,12 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-use IPC::Run ();
 use File::Temp ();
 use File::Path ();
 use FindBin;
 use lib $FindBin::RealBin;
 use SignalExit;
+use ClientChecks qw(run_cmd);
 use ReadmeRecipe;
 
 if ($ENV{COUNTER_CRDT_IN_CHROOT})
@@ -41,15 +41,6 @@ if ($ENV{COUNTER_CRDT_IN_CHROOT})
 my $clients = "$FindBin::RealBin/../../clients";
 my $doc_id = '7ddd454a-30ea-3e9a-a5d1-3d0092b783a6';
 my $tmp = File::Temp::tempdir('java_XXXX', DIR => $PostgreSQL::Test::Utils::tmp_check, CLEANUP => 1);
-
-sub run_cmd
-{
-	my ($env, @cmd) = @_;
-	local %ENV = (%ENV, %$env);
-	my ($out, $err) = ('', '');
-	IPC::Run::run(\@cmd, '<', \undef, '>', \$out, '2>', \$err);
-	return ($? >> 8, $out, $err);
-}
 
 my $node = PostgreSQL::Test::Cluster->new('java');
 $node->init;
