@@ -67,14 +67,19 @@ PACKAGES+=(postgresql-15-cron prometheus-sql-exporter prometheus prometheus-aler
 # policy-rc.d below keeps them stopped.
 PACKAGES+=(patroni python3-etcd etcd-server etcd-client pgbackrest)
 # The client libraries of clients/ (doc/python.md, doc/node.md, doc/ruby.md,
-# doc/go.md), each built into its package and installed as a user would:
-# Python's drivers and ORMs with the tools that build a wheel and a venv to
-# install it into; Ruby with ActiveRecord and ruby-pg (gem build, gem
-# install); Go with pgx from Debian's Go sources.
+# doc/go.md, doc/java.md), each built into its package and installed as a
+# user would: Python's drivers and ORMs with the tools that build a wheel and
+# a venv to install it into; Ruby with ActiveRecord and ruby-pg (gem build,
+# gem install); Go with pgx from Debian's Go sources; Java's Maven, offline
+# from /usr/share/maven-repo, with the plugins its pom pins (Debian 12's
+# versions), JUnit 4 and exec:java for the page's programs.
 PACKAGES+=(python3-django python3-sqlalchemy python3-peewee python3-psycopg2 python3-asyncpg
 	python3-build python3-venv python3-pip python3-setuptools python3-wheel)
 PACKAGES+=(ruby ruby-activerecord ruby-pg)
 PACKAGES+=(golang-go golang-github-jackc-pgx-v4-dev)
+PACKAGES+=(maven junit4 libmaven-resources-plugin-java libmaven-compiler-plugin-java
+	libsurefire-java libmaven-jar-plugin-java libmaven-install-plugin-java
+	libexec-maven-plugin-java)
 command -v npm >/dev/null 2>&1 || PACKAGES+=(npm)
 
 installed()

@@ -436,7 +436,7 @@ tap_failures() {	# log
 # first, as --timer measured them on 15), so that a long one does not start
 # last and run alone; then the others in name order.
 TAP_JOBS=${COUNTER_CRDT_TAP_JOBS:-2}
-TAP_LONG=(024_patroni 001_rolling_upgrade 029_python 026_alerts 033_go 030_django
+TAP_LONG=(024_patroni 001_rolling_upgrade 029_python 026_alerts 033_go 035_java 030_django
 	021_time_windows 031_node 032_ruby 025_pgbackrest 012_pglogical 023_pgbouncer
 	001_replication 003_crash 005_readme_recipe)
 shopt -s nullglob

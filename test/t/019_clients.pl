@@ -30,7 +30,7 @@ use File::Temp ();
 use FindBin;
 use lib $FindBin::RealBin;
 use SignalExit;
-use ClientChecks;
+use ClientChecks qw(relay_checks run_cmd);
 use ReadmeRecipe;
 
 if ($ENV{COUNTER_CRDT_IN_CHROOT})
@@ -70,16 +70,6 @@ $b->init;
 $b->start;
 
 my $tmp = File::Temp::tempdir('clients_XXXX', DIR => $PostgreSQL::Test::Utils::tmp_check, CLEANUP => 1);
-
-# Runs a command with extra environment; returns exit status, stdout, stderr.
-sub run_cmd
-{
-	my ($env, @cmd) = @_;
-	local %ENV = (%ENV, %$env);
-	my ($out, $err) = ('', '');
-	IPC::Run::run(\@cmd, '<', \undef, '>', \$out, '2>', \$err);
-	return ($? >> 8, $out, $err);
-}
 
 # One driver's checks: every "ok"/"not ok" line a check here.
 sub run_checks

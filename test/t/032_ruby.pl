@@ -27,23 +27,13 @@ use File::Temp ();
 use FindBin;
 use lib $FindBin::RealBin;
 use SignalExit;
-use ClientChecks;
+use ClientChecks qw(relay_checks run_cmd);
 use ReadmeRecipe;
 use CounterCrdtMesh;
 
 my $clients = "$FindBin::RealBin/../../clients";
 my $doc_id = '7ddd454a-30ea-3e9a-a5d1-3d0092b783a6';
 my $tmp = File::Temp::tempdir('ruby_XXXX', DIR => $PostgreSQL::Test::Utils::tmp_check, CLEANUP => 1);
-
-# Runs a command with extra environment; returns exit status, stdout, stderr.
-sub run_cmd
-{
-	my ($env, @cmd) = @_;
-	local %ENV = (%ENV, %$env);
-	my ($out, $err) = ('', '');
-	IPC::Run::run(\@cmd, '<', \undef, '>', \$out, '2>', \$err);
-	return ($? >> 8, $out, $err);
-}
 
 # 1. The gem, built and installed as the page says, in a copy of the tree.
 my %gem = (GEM_HOME => "$tmp/gems", HOME => $tmp);

@@ -7,15 +7,32 @@
 # Each ok/not ok line becomes a check named "NAME: what"; a last check
 # asks that the program ran to its end: exit status 0, a plan, and as many
 # checks as it planned.
+#
+#   use ClientChecks qw(relay_checks run_cmd);
+#   my ($rc, $stdout, $stderr) = run_cmd({ HOME => $tmp }, 'mvn', '-o', 'install');
+#
+# runs a command with extra environment, no standard input, and returns its
+# exit status and output.
 package ClientChecks;
 
 use strict;
 use warnings;
 
 use Exporter 'import';
+use IPC::Run ();
 use Test::More;
 
 our @EXPORT = qw(relay_checks);
+our @EXPORT_OK = qw(run_cmd);
+
+sub run_cmd
+{
+	my ($env, @cmd) = @_;
+	local %ENV = (%ENV, %$env);
+	my ($out, $err) = ('', '');
+	IPC::Run::run(\@cmd, '<', \undef, '>', \$out, '2>', \$err);
+	return ($? >> 8, $out, $err);
+}
 
 sub relay_checks
 {
