@@ -6,7 +6,7 @@ needed.
 from .state import CounterState, Fold, Shard
 
 __all__ = ["CounterState", "Shard", "Fold", "merge"]
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 
 def merge(a, b):
